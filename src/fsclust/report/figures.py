@@ -1,0 +1,61 @@
+"""Figures: a metric against the number of selected features, one line per method."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")  # headless: the workflow runs on clusters without a display
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from fsclust._io import atomic_path  # noqa: E402
+
+METRIC_LABELS = {"acc": "ACC", "nmi": "NMI", "nmi_arithmetic": "NMI (arithmetic)",
+                 "nmi_max": "NMI (max)", "ari": "ARI"}
+
+
+def plot_sweeps(summary, dataset, metrics, path, *, baseline_method="nofs", title=None):
+    """Plot mean +- sd over seeds of each metric vs the number of selected features.
+
+    One row of panels per clusterer, one column per metric; the all-features baseline is a
+    dashed horizontal line with its own band. Written atomically to ``path`` (PNG).
+    """
+    data = summary[summary["dataset"] == dataset]
+    if data.empty:
+        raise ValueError(f"no results for dataset {dataset!r} to plot")
+    clusterers = sorted(data["clusterer"].unique())
+    methods = [m for m in sorted(data["method"].unique()) if m != baseline_method]
+    colors = dict(zip(methods, plt.cm.tab10.colors))
+    fig, axes = plt.subplots(len(clusterers), len(metrics), squeeze=False,
+                             figsize=(4.2 * len(metrics), 3.2 * len(clusterers)))
+    for i, clusterer in enumerate(clusterers):
+        for j, metric in enumerate(metrics):
+            ax = axes[i, j]
+            sub = data[(data["clusterer"] == clusterer) & (data["metric"] == metric)]
+            for method in methods:
+                g = sub[sub["method"] == method].sort_values("n_features")
+                if g.empty:
+                    continue
+                x, mean, sd = g["n_features"].to_numpy(), g["mean"].to_numpy(), g["sd"].fillna(0).to_numpy()
+                ax.plot(x, mean, marker="o", ms=3, label=method, color=colors[method])
+                ax.fill_between(x, mean - sd, mean + sd, alpha=0.2, color=colors[method])
+            base = sub[sub["method"] == baseline_method]
+            if not base.empty:
+                mean, sd = float(base["mean"].iloc[0]), float(np.nan_to_num(base["sd"].iloc[0]))
+                ax.axhline(mean, color="k", ls="--", lw=1, label="all features")
+                ax.axhspan(mean - sd, mean + sd, color="k", alpha=0.08)
+            xmax = sub["n_features"].max()
+            if xmax and sub["n_features"].min() and xmax / sub["n_features"].min() > 30:
+                ax.set_xscale("log")
+            ax.set_xlabel("number of selected features")
+            ax.set_ylabel(METRIC_LABELS.get(metric, metric))
+            ax.set_title(f"{clusterer}", fontsize=9)
+            ax.grid(alpha=0.3)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 6), frameon=False)
+    fig.suptitle(title or dataset)
+    fig.tight_layout(rect=(0, 0.06, 1, 0.97))
+    with atomic_path(path, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=110, format="png", metadata={"Software": None})
+    plt.close(fig)

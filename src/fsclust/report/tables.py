@@ -1,0 +1,95 @@
+"""Aggregate per-seed sweep files into summary tables (TSV and Markdown)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+KEYS = ["dataset", "method", "clusterer"]
+
+
+def collect_sweeps(paths):
+    """Concatenate sweep TSV files (each carries its dataset, method, clusterer and seed)."""
+    frames = [pd.read_csv(p, sep="\t") for p in paths]
+    if not frames:
+        raise ValueError("no sweep files to aggregate: the experiment lists no dataset or method")
+    return pd.concat(frames, ignore_index=True)
+
+
+def summarise(sweeps, metrics):
+    """Mean, sample sd (ddof=1) and run count over seeds for each (dataset, method, clusterer, m, metric).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"dataset": "d", "method": "m", "clusterer": "c", "seed": [0, 1],
+    ...                    "n_features": 2, "acc": [0.5, 1.0]})
+    >>> summarise(df, ["acc"])[["mean", "sd", "n_runs"]].values.tolist()
+    [[0.75, 0.3535533905932738, 2.0]]
+    """
+    long = sweeps.melt(
+        id_vars=[*KEYS, "seed", "n_features"], value_vars=list(metrics), var_name="metric"
+    )
+    grouped = long.groupby([*KEYS, "n_features", "metric"], sort=True)["value"]
+    out = grouped.agg(mean="mean", sd="std", n_runs="count").reset_index()
+    return out
+
+
+def best_and_mean(summary, baseline_method="nofs"):
+    """Per dataset, method, clusterer and metric: the best mean over the sweep and its m, the
+    mean over the sweep, and the value with all features (the all-features baseline row).
+
+    The "best" is chosen by looking at the labels (it is an oracle choice of m): tables say so.
+    """
+    rows = []
+    for (dataset, method, clusterer, metric), g in summary.groupby(
+        ["dataset", "method", "clusterer", "metric"], sort=True
+    ):
+        g = g.sort_values("n_features")
+        best = g.loc[g["mean"].idxmax()]
+        rows.append(
+            {
+                "dataset": dataset,
+                "method": method,
+                "clusterer": clusterer,
+                "metric": metric,
+                "best_mean": best["mean"],
+                "best_sd": best["sd"],
+                "best_n_features": int(best["n_features"]),
+                "sweep_mean": g["mean"].mean(),
+                "n_points": len(g),
+                "n_runs": int(g["n_runs"].max()),
+            }
+        )
+    out = pd.DataFrame(rows)
+    base = out[out["method"] == baseline_method][["dataset", "clusterer", "metric", "best_mean"]]
+    base = base.rename(columns={"best_mean": "all_features_mean"})
+    out = out.merge(base, on=["dataset", "clusterer", "metric"], how="left")
+    return out
+
+
+def _fmt(value):
+    if isinstance(value, (float, np.floating)):
+        return "" if np.isnan(value) else f"{value:.3f}"
+    return str(value)
+
+
+def to_markdown(df, title=None, note=None):
+    """Render a DataFrame as a GitHub Markdown table (no extra dependency).
+
+    Examples
+    --------
+    >>> print(to_markdown(pd.DataFrame({"a": [1], "b": [0.5]})))
+    | a | b |
+    | --- | --- |
+    | 1 | 0.500 |
+    """
+    lines = []
+    if title:
+        lines += [f"## {title}", ""]
+    if note:
+        lines += [note, ""]
+    lines.append("| " + " | ".join(map(str, df.columns)) + " |")
+    lines.append("| " + " | ".join("---" for _ in df.columns) + " |")
+    for row in df.itertuples(index=False):
+        lines.append("| " + " | ".join(_fmt(v) for v in row) + " |")
+    return "\n".join(lines)

@@ -1,0 +1,63 @@
+"""Cluster on the top-m ranked features for every m of a sweep and score the partitions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from fsclust.metrics import evaluate
+from fsclust.registry import make_clusterer
+
+
+def resolve_grid(spec, n_features):
+    """Turn a sweep specification into a sorted list of feature counts within 1..n_features.
+
+    ``spec`` is a list of ints (values above ``n_features`` are dropped), the string ``"all"``
+    (every m from 1 to d), or a mapping ``{start, stop, step}`` (``stop`` inclusive, clipped to
+    d). ``n_features`` itself is always included, so every sweep ends with all features.
+
+    Examples
+    --------
+    >>> resolve_grid([1, 2, 4, 8, 16], 10)
+    [1, 2, 4, 8, 10]
+    >>> resolve_grid("all", 3)
+    [1, 2, 3]
+    >>> resolve_grid({"start": 20, "stop": 100, "step": 20}, 50)
+    [20, 40, 50]
+    """
+    d = int(n_features)
+    if isinstance(spec, str):
+        if spec != "all":
+            raise ValueError(f"sweep n_features: unknown keyword {spec!r}; use 'all', a list or a range")
+        grid = range(1, d + 1)
+    elif isinstance(spec, dict):
+        start, stop, step = int(spec["start"]), int(spec.get("stop", d)), int(spec.get("step", 1))
+        grid = range(start, min(stop, d) + 1, step)
+    else:
+        grid = [int(m) for m in spec]
+    if any(m < 1 for m in grid):
+        raise ValueError("sweep n_features: every number of features must be >= 1")
+    return sorted({m for m in grid if m <= d} | {d})
+
+
+def run_sweep(X, y, ranking, grid, clusterer, params=None, *, n_clusters, random_state,
+              metrics=("acc", "nmi", "ari")):
+    """Cluster ``X[:, ranking[:m]]`` for every m in ``grid`` and evaluate against ``y``.
+
+    The clusterer is rebuilt from scratch for each m with the same ``random_state`` (so the
+    curves of different methods are paired), and any bandwidth rule is recomputed on the m
+    selected features (spec methods-seed 0.6).
+
+    Returns a DataFrame with one row per m: ``n_features`` and one column per metric. Timings
+    are left to Snakemake's benchmark files so that results are byte-identical across runs.
+    """
+    X = np.asarray(X, dtype=float)
+    ranking = np.asarray(ranking, dtype=int)
+    rows = []
+    for m in grid:
+        model = make_clusterer(clusterer, params, n_clusters=n_clusters, random_state=random_state)
+        labels = model.fit_predict(X[:, ranking[:m]])
+        row = {"n_features": int(m)}
+        row.update(evaluate(y, labels, metrics))
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["n_features", *metrics])
