@@ -1,0 +1,6 @@
+"""Rule compare: paper_vs_ours.tsv, the papers' numbers beside ours."""
+from fsclust import steps
+
+with steps.logged(snakemake.log[0]):
+    steps.compare(snakemake.input.summary, snakemake.input.paper, snakemake.params.comparisons,
+                  snakemake.output.tsv, out_md=snakemake.output.md)

@@ -1,0 +1,6 @@
+"""Rule download: fetch a dataset file from its pinned URL (or the mirror) and verify it."""
+from fsclust import steps
+
+with steps.logged(snakemake.log[0]):
+    steps.download(snakemake.params.dataset, snakemake.params.sheet, snakemake.output[0],
+                   mirror=snakemake.params.mirror)

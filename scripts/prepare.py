@@ -1,0 +1,6 @@
+"""Rule prepare: load a dataset and apply its preprocessing recipe into data/prepared/*.npz."""
+from fsclust import steps
+
+with steps.logged(snakemake.log[0]):
+    steps.prepare(snakemake.wildcards.dataset, snakemake.input.sheet, snakemake.output[0],
+                  raw_path=snakemake.input.get("raw"))

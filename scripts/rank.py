@@ -1,0 +1,7 @@
+"""Rule rank: rank the features of one dataset with one method and one seed."""
+from fsclust import steps
+
+w = snakemake.wildcards
+with steps.logged(snakemake.log[0]):
+    steps.rank(snakemake.input.data, snakemake.output[0], dataset=w.dataset, method=w.method,
+               spec=snakemake.params.spec, seed=int(w.seed))

@@ -1,0 +1,143 @@
+"""One function per workflow step, called by the thin scripts under ``scripts/``.
+
+Each step reads its inputs, calls the package, and writes its outputs atomically, so a killed
+job leaves no half-written file and a rerun resumes from what is complete.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from fsclust._io import write_table_atomic, write_text_atomic
+from fsclust.seeds import derive_seed
+
+log = logging.getLogger("fsclust")
+
+
+@contextlib.contextmanager
+def logged(log_path):
+    """Send logging and stderr of a step to ``log_path``; log the exception if the step fails."""
+    Path(log_path).parent.mkdir(parents=True, exist_ok=True)
+    with open(log_path, "w") as handle:
+        old_stderr = sys.stderr
+        sys.stderr = handle
+        logging.basicConfig(stream=handle, level=logging.INFO, force=True,
+                            format="%(asctime)s %(levelname)s %(message)s")
+        try:
+            yield log
+        except BaseException:
+            log.exception("step failed")
+            raise
+        finally:
+            sys.stderr = old_stderr
+
+
+def download(entry_id, sheet, out_path, mirror=None):
+    """Fetch dataset ``entry_id``'s file (pinned URL or mirror), verify its checksum."""
+    from fsclust.datasets import fetch, get_entry, load_catalog
+
+    entry = get_entry(load_catalog(sheet), entry_id)
+    log.info("fetching %s from %s", entry.id, mirror or entry.url)
+    fetch(entry, out_path, mirror=mirror)
+    log.info("verified %s (%s %s)", out_path, entry.checksum_type, entry.checksum)
+
+
+def prepare(dataset, sheet, out_path, raw_path=None):
+    """Load and preprocess ``dataset`` into the standard ``.npz`` file."""
+    from fsclust.datasets import get_entry, load_catalog, prepare as prepare_entry, save_dataset
+
+    entry = get_entry(load_catalog(sheet), dataset)
+    ds = prepare_entry(entry, raw_path)
+    log.info("%s: %d samples x %d features, %s classes", dataset, ds.X.shape[0], ds.X.shape[1],
+             ds.n_classes if ds.y is not None else "no")
+    save_dataset(ds, out_path)
+
+
+def rank(data_path, out_path, *, dataset, method, spec, seed):
+    """Rank the features of a prepared dataset with one method and one seed."""
+    from fsclust.datasets import load_dataset
+    from fsclust.ranking import rank_features, ranking_table, write_ranking
+
+    ds = load_dataset(data_path)
+    n_clusters = ds.n_classes if ds.y is not None else None
+    random_state = derive_seed(seed, dataset, method)
+    start = time.perf_counter()
+    ranker = rank_features(ds.X, spec["method"], spec.get("params"), n_clusters=n_clusters,
+                           random_state=random_state)
+    log.info("%s on %s (seed %d -> random_state %d): %.2f s", method, dataset, seed,
+             random_state, time.perf_counter() - start)
+    write_ranking(ranking_table(ranker, ds.feature_names, with_index=True), out_path)
+
+
+def sweep(data_path, out_path, *, dataset, method, clusterer, spec, grid_spec, seed, metrics,
+          ranking_path=None):
+    """Cluster on the top-m features of a ranking (or on all features) for every m; evaluate."""
+    from fsclust.datasets import load_dataset
+    from fsclust.ranking import read_ranking
+    from fsclust.sweep import resolve_grid, run_sweep
+
+    ds = load_dataset(data_path)
+    if ds.y is None:
+        raise ValueError(f"dataset {dataset!r} has no class labels: it cannot be evaluated by a sweep")
+    d = ds.X.shape[1]
+    if ranking_path is None:  # the all-features baseline ("nofs")
+        ranking, grid = np.arange(d), [d]
+    else:
+        ranking, grid = read_ranking(ranking_path)["index"].to_numpy(), resolve_grid(grid_spec, d)
+    # Same clusterer seed for every method: curves of different methods are paired.
+    random_state = derive_seed(seed, dataset, clusterer)
+    start = time.perf_counter()
+    result = run_sweep(ds.X, ds.y, ranking, grid, spec["method"], spec.get("params"),
+                       n_clusters=ds.n_classes, random_state=random_state, metrics=metrics)
+    log.info("%s / %s / %s seed %d: %d points in %.2f s", dataset, method, clusterer, seed,
+             len(grid), time.perf_counter() - start)
+    result.insert(0, "seed", seed)
+    result.insert(0, "clusterer", clusterer)
+    result.insert(0, "method", method)
+    result.insert(0, "dataset", dataset)
+    write_table_atomic(result, out_path, float_format="%.10g")
+
+
+def aggregate(sweep_paths, metrics, out):
+    """Write all sweep rows, the per-m summary over seeds and the best/mean table."""
+    from fsclust.report import best_and_mean, collect_sweeps, summarise, to_markdown
+
+    sweeps = collect_sweeps(sweep_paths)
+    summary = summarise(sweeps, metrics)
+    best = best_and_mean(summary)
+    write_table_atomic(sweeps, out["sweeps"], float_format="%.10g")
+    write_table_atomic(summary, out["summary"], float_format="%.10g")
+    write_table_atomic(best, out["best"], float_format="%.10g")
+    note = ("Mean over seeds. best_mean: the best mean over the sweep, at best_n_features "
+            "(an oracle choice of m, made with the labels); sweep_mean: mean over the sweep; "
+            "all_features_mean: the clusterer on all features (nofs).")
+    write_text_atomic(out["best_md"], to_markdown(best, title="Best and mean over the sweep", note=note) + "\n")
+
+
+def figure(summary_path, dataset, metrics, out_path, title=None):
+    """Plot one dataset's sweep curves."""
+    from fsclust.report import plot_sweeps
+
+    summary = pd.read_csv(summary_path, sep="\t")
+    plot_sweeps(summary, dataset, metrics, out_path, title=title)
+
+
+def compare(summary_path, paper_results_path, comparisons, out_path, out_md=None):
+    """Write ``paper_vs_ours.tsv`` (and a Markdown copy) for an experiment."""
+    from fsclust.report import paper_vs_ours, to_markdown
+    from fsclust.report.paper import read_paper_results
+
+    summary = pd.read_csv(summary_path, sep="\t")
+    table = paper_vs_ours(read_paper_results(paper_results_path), comparisons, summary)
+    write_table_atomic(table, out_path, float_format="%.6g")
+    if out_md:
+        note = ("This experiment compares against no paper." if table.empty else
+                "diff = ours - paper; differing numbers are shown, never tuned away.")
+        write_text_atomic(out_md, to_markdown(table, title="Paper vs ours", note=note) + "\n")

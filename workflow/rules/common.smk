@@ -1,0 +1,124 @@
+# Config validation and the functions that turn experiments into file lists.
+import os
+import sys
+from pathlib import Path
+
+from snakemake.utils import validate
+
+# The rule scripts import the package from this checkout even when it is not installed
+# (e.g. under --sdm conda, where the environment holds only the dependencies).
+_SRC = str(Path(workflow.basedir) / "src")
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    p for p in [_SRC, os.environ.get("PYTHONPATH", "")] if p
+)
+sys.path.insert(0, _SRC)
+
+from fsclust.datasets import load_catalog  # noqa: E402
+from fsclust.registry import RANKERS, CLUSTERERS  # noqa: E402
+
+
+validate(config, schema="../schemas/config.schema.yaml")
+
+ENV = "../../envs/fsclust.yaml"
+# Reserved method name of the all-features baseline (the papers' "nofs").
+ALL_FEATURES = "nofs"
+# Rule names an experiment may not take (each experiment is also a target rule).
+_RESERVED = {"all", "download", "prepare", "rank", "sweep", "sweep_all_features",
+             "aggregate", "figure", "compare"}
+CATALOG = load_catalog(config["datasets_sheet"])
+EXPERIMENTS = config["experiments"]
+
+
+def _check_config():
+    """Errors that name the wrong key and list the valid values."""
+    unknown = [e for e in config["run"] if e not in EXPERIMENTS]
+    if unknown:
+        raise ValueError(f"config 'run' names unknown experiment(s) {unknown}; "
+                         f"defined experiments: {sorted(EXPERIMENTS)}")
+    for name, exp in EXPERIMENTS.items():
+        if name in _RESERVED:
+            raise ValueError(f"experiment name {name!r} is a rule name; choose another")
+        where = f"experiments.{name}"
+        for ds in exp["datasets"]:
+            if ds not in CATALOG:
+                raise ValueError(f"{where}.datasets: unknown dataset {ds!r}; valid datasets "
+                                 f"({config['datasets_sheet']}): {', '.join(sorted(CATALOG))}")
+        for key, spec in exp["methods"].items():
+            if key == ALL_FEATURES:
+                raise ValueError(f"{where}.methods: {ALL_FEATURES!r} is reserved for the "
+                                 "all-features baseline; set all_features: true instead")
+            if spec["method"] not in RANKERS:
+                raise ValueError(f"{where}.methods.{key}.method: unknown method "
+                                 f"{spec['method']!r}; valid methods: {', '.join(sorted(RANKERS))}")
+        for key, spec in exp["clusterers"].items():
+            if spec["method"] not in CLUSTERERS:
+                raise ValueError(f"{where}.clusterers.{key}.method: unknown clusterer "
+                                 f"{spec['method']!r}; valid clusterers: {', '.join(sorted(CLUSTERERS))}")
+
+
+_check_config()
+
+
+wildcard_constraints:
+    experiment="[A-Za-z0-9][A-Za-z0-9_.-]*",
+    dataset="[A-Za-z0-9][A-Za-z0-9_.-]*",
+    clusterer="[A-Za-z0-9][A-Za-z0-9_.-]*",
+    seed=r"\d+",
+
+
+def exp_resources(rule_name, mem_mb, runtime):
+    """Resources of a rule, overridable per experiment under `resources: {rule: {...}}`."""
+
+    def get(key, default):
+        def fn(wildcards, attempt=1):
+            exp = EXPERIMENTS.get(getattr(wildcards, "experiment", ""), {})
+            value = exp.get("resources", {}).get(rule_name, {}).get(key, default)
+            return value * attempt if key == "mem_mb" else value
+
+        return fn
+
+    return get("mem_mb", mem_mb), get("runtime", runtime)
+
+
+def raw_file(dataset):
+    """Path of the downloaded file of a url dataset (same layout as the mirror)."""
+    return f"data/raw/{CATALOG[dataset].file}"
+
+
+def entry_for_file(path):
+    """The catalog id of the url dataset whose file is `path` (relative to data/raw)."""
+    for entry in CATALOG.values():
+        if entry.source == "url" and entry.file == path:
+            return entry.id
+    raise ValueError(f"no url dataset in {config['datasets_sheet']} has the file {path!r}")
+
+
+def prepare_inputs(wildcards):
+    inputs = {"sheet": config["datasets_sheet"]}
+    if CATALOG[wildcards.dataset].source == "url":
+        inputs["raw"] = raw_file(wildcards.dataset)
+    return inputs
+
+
+def sweep_files(experiment):
+    exp = EXPERIMENTS[experiment]
+    methods = list(exp["methods"]) + ([ALL_FEATURES] if exp.get("all_features", True) else [])
+    return expand(
+        "results/{experiment}/sweeps/{dataset}/{method}/{clusterer}/seed{seed}.tsv",
+        experiment=experiment, dataset=exp["datasets"], method=methods,
+        clusterer=list(exp["clusterers"]), seed=exp["seeds"],
+    )
+
+
+def experiment_outputs(experiment):
+    exp = EXPERIMENTS[experiment]
+    return [
+        f"results/{experiment}/tables/best.md",
+        f"results/{experiment}/paper_vs_ours.tsv",
+        *expand("results/{experiment}/figures/{dataset}.png", experiment=experiment,
+                dataset=exp["datasets"]),
+    ]
+
+
+def all_outputs():
+    return [path for name in config["run"] for path in experiment_outputs(name)]

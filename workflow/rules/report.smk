@@ -1,0 +1,83 @@
+rule aggregate:
+    input:
+        lambda wildcards: sweep_files(wildcards.experiment),
+    output:
+        sweeps="results/{experiment}/tables/sweeps.tsv",
+        summary="results/{experiment}/tables/summary.tsv",
+        best=report(
+            "results/{experiment}/tables/best.tsv",
+            caption="../report/best.rst",
+            category="{experiment}",
+            subcategory="tables",
+        ),
+        best_md="results/{experiment}/tables/best.md",
+    params:
+        metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
+    log:
+        "logs/{experiment}/aggregate.log",
+    benchmark:
+        "benchmarks/{experiment}/aggregate.tsv"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=20,
+    conda:
+        ENV
+    script:
+        "../../scripts/aggregate.py"
+
+
+rule figure:
+    input:
+        "results/{experiment}/tables/summary.tsv",
+    output:
+        report(
+            "results/{experiment}/figures/{dataset}.png",
+            caption="../report/figure.rst",
+            category="{experiment}",
+            subcategory="figures",
+            labels={"dataset": "{dataset}"},
+        ),
+    params:
+        metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
+        title=lambda wildcards: f"{wildcards.experiment}: {wildcards.dataset}",
+    log:
+        "logs/{experiment}/figure/{dataset}.log",
+    benchmark:
+        "benchmarks/{experiment}/figure/{dataset}.tsv"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        ENV
+    script:
+        "../../scripts/figure.py"
+
+
+rule compare:
+    input:
+        summary="results/{experiment}/tables/summary.tsv",
+        paper=config["paper_results"],
+    output:
+        tsv=report(
+            "results/{experiment}/paper_vs_ours.tsv",
+            caption="../report/paper_vs_ours.rst",
+            category="{experiment}",
+            subcategory="tables",
+        ),
+        md="results/{experiment}/paper_vs_ours.md",
+    params:
+        comparisons=lambda wildcards: EXPERIMENTS[wildcards.experiment].get("comparisons", []),
+    log:
+        "logs/{experiment}/compare.log",
+    benchmark:
+        "benchmarks/{experiment}/compare.tsv"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        ENV
+    script:
+        "../../scripts/compare.py"
