@@ -1,0 +1,523 @@
+"""Shared graph math: distances, bandwidths, affinity graphs, Laplacians and eigen-solvers.
+
+Every graph-based ranker and clusterer calls these functions; none copies them. Conventions
+(spec ``methods-baselines.md`` sections 0.1 and 1; ``methods-seed.md`` section 0.5):
+
+- everything is float64, inputs are copied and never modified;
+- the heat kernel is written with the paper's ``t``: ``W_ij = exp(-||x_i - x_j||^2 / t)``;
+- graphs that define a Laplacian have a zero diagonal unless asked otherwise;
+- eigenvectors get a deterministic sign: the largest-magnitude entry of each is positive.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+import scipy.sparse.linalg
+from scipy.sparse import csgraph
+from sklearn.neighbors import kneighbors_graph
+
+__all__ = [
+    "BANDWIDTH_RULES",
+    "squared_distances",
+    "bandwidth",
+    "rbf_affinity",
+    "knn_graph",
+    "laplacian",
+    "smallest_eigenvectors",
+    "largest_eigenvectors",
+]
+
+#: Names accepted by :func:`bandwidth` (spec methods-baselines 1.2).
+BANDWIDTH_RULES = ("cai", "seed000", "median")
+
+# Below this size a dense eigh is faster and more robust than ARPACK, whatever the sparsity.
+_DENSE_EIGH_MAX_N = 2000
+
+
+def _as_float_array(X, name="X"):
+    X = np.array(X, dtype=np.float64, copy=True)
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D, got shape {X.shape}.")
+    return X
+
+
+def squared_distances(X, Y=None):
+    """Squared Euclidean distances between the rows of ``X`` (and ``Y``).
+
+    The columns are centred first (distances are translation invariant, and centring reduces
+    the cancellation in ``|x|^2 + |y|^2 - 2 x.y``), negative round-off is clipped to 0 and,
+    when ``Y`` is None, the result is exactly symmetric with an exactly zero diagonal.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, D)
+    Y : array-like of shape (m, D), default=None
+        When None, distances within ``X``.
+
+    Returns
+    -------
+    D2 : ndarray of shape (n, m), float64
+
+    References
+    ----------
+    Spec methods-seed 0.5 (centring, clipping) and methods-baselines 1.1.
+
+    Examples
+    --------
+    >>> squared_distances([[0.0, 0.0], [3.0, 4.0]])
+    array([[ 0., 25.],
+           [25.,  0.]])
+    """
+    X = _as_float_array(X)
+    centre = X.mean(axis=0)
+    Xc = X - centre
+    if Y is None:
+        Yc = Xc
+    else:
+        Yc = _as_float_array(Y, "Y")
+        if Yc.shape[1] != X.shape[1]:
+            raise ValueError(f"X has {X.shape[1]} columns but Y has {Yc.shape[1]}.")
+        # the same shift for both sets, so the distances are unchanged
+        Yc = Yc - centre
+    sq_x = np.einsum("ij,ij->i", Xc, Xc)
+    sq_y = sq_x if Y is None else np.einsum("ij,ij->i", Yc, Yc)
+    D2 = sq_x[:, None] + sq_y[None, :] - 2.0 * (Xc @ Yc.T)
+    np.maximum(D2, 0.0, out=D2)
+    if Y is None:
+        # BLAS need not return an exactly symmetric X X^T; eigh and the degree sums want it.
+        D2 = 0.5 * (D2 + D2.T)
+        np.fill_diagonal(D2, 0.0)
+    return D2
+
+
+def bandwidth(D2, rule="cai"):
+    """Heat-kernel parameter ``t`` of ``exp(-d^2 / t)`` from a rule on squared distances.
+
+    Parameters
+    ----------
+    D2 : ndarray of shape (n, n)
+        Squared distances within one set of samples (from :func:`squared_distances`).
+    rule : {"cai", "seed000", "median"}, default="cai"
+        - ``"cai"``: ``t = 2 * (mean of all n^2 Euclidean distances, diagonal included)^2``, the
+          rule of Deng Cai's ``constructW`` (whose kernel is ``exp(-d^2 / (2 t_c^2))`` with
+          ``t_c`` the mean distance);
+        - ``"seed000"``: ``t = 0.0025 * max_ij d_ij^2`` (Zeng & Cheung 2008);
+        - ``"median"``: ``t`` = median of ``d_ij^2`` over ``i < j``.
+
+    Returns
+    -------
+    t : float
+        Strictly positive. When all samples coincide every ``t`` gives the same kernel, and
+        1.0 is returned.
+
+    Raises
+    ------
+    ValueError
+        For an unknown rule, or when the rule gives ``t = 0`` although the samples differ
+        (e.g. the median rule when most pairs are duplicates): pass ``t`` explicitly then.
+
+    References
+    ----------
+    Spec methods-baselines 1.2 (table of kernel conventions and ``t_rule``).
+
+    Examples
+    --------
+    >>> D2 = squared_distances([[0.0], [1.0], [3.0]])
+    >>> bandwidth(D2, "seed000")
+    0.0225
+    >>> bandwidth(D2, "median")
+    4.0
+    """
+    D2 = np.asarray(D2, dtype=np.float64)
+    if D2.ndim != 2 or D2.shape[0] != D2.shape[1]:
+        raise ValueError(f"D2 must be a square matrix, got shape {D2.shape}.")
+    if rule == "cai":
+        t = 2.0 * np.mean(np.sqrt(D2)) ** 2
+    elif rule == "seed000":
+        t = 0.0025 * D2.max(initial=0.0)
+    elif rule == "median":
+        n = D2.shape[0]
+        upper = D2[np.triu_indices(n, k=1)]
+        t = float(np.median(upper)) if upper.size else 0.0
+    else:
+        raise ValueError(f"Unknown bandwidth rule {rule!r}; valid rules are {BANDWIDTH_RULES}.")
+    t = float(t)
+    if not np.isfinite(t):
+        raise ValueError(f"Bandwidth rule {rule!r} gave a non-finite t={t}.")
+    if t <= 0.0:
+        if D2.max(initial=0.0) == 0.0:
+            return 1.0
+        raise ValueError(
+            f"Bandwidth rule {rule!r} gave t=0 although the samples are not all equal; "
+            "pass t explicitly."
+        )
+    return t
+
+
+def _check_t(t):
+    t = float(t)
+    if not (np.isfinite(t) and t > 0):
+        raise ValueError(f"The heat-kernel parameter t must be finite and > 0, got {t}.")
+    return t
+
+
+def rbf_affinity(X, t=None, t_rule="cai", keep_diagonal=False, return_bandwidth=False):
+    """Complete graph with heat-kernel weights ``W_ij = exp(-||x_i - x_j||^2 / t)``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, D)
+    t : float, default=None
+        Kernel parameter; when None it comes from ``t_rule`` on these samples and columns.
+    t_rule : {"cai", "seed000", "median"}, default="cai"
+        See :func:`bandwidth`.
+    keep_diagonal : bool, default=False
+        Keep ``W_ii = 1``. The default zero diagonal is the graph convention (spec
+        methods-seed 0.5: with narrow kernels a unit diagonal swamps every other weight).
+    return_bandwidth : bool, default=False
+        Also return the ``t`` used.
+
+    Returns
+    -------
+    W : ndarray of shape (n, n), float64
+    t : float
+        Only when ``return_bandwidth``.
+
+    References
+    ----------
+    He, Cai & Niyogi (2005), "Laplacian Score for Feature Selection", NIPS, section 2, step 2
+    (heat kernel); spec methods-baselines 1.2 (``mode="full"``).
+
+    Examples
+    --------
+    >>> W = rbf_affinity([[0.0], [1.0], [3.0]], t=1.0)
+    >>> W.diagonal()
+    array([0., 0., 0.])
+    >>> bool(np.isclose(W[0, 1], np.exp(-1.0)))
+    True
+    """
+    D2 = squared_distances(X)
+    t = bandwidth(D2, t_rule) if t is None else _check_t(t)
+    W = np.exp(-D2 / t)
+    if not keep_diagonal:
+        np.fill_diagonal(W, 0.0)
+    return (W, t) if return_bandwidth else W
+
+
+def _bandwidth_from_data(X, rule, block_rows=1024):
+    """:func:`bandwidth` without holding the n-by-n matrix for the max and mean rules."""
+    n = X.shape[0]
+    if rule == "median" or n <= block_rows:
+        return bandwidth(squared_distances(X), rule)
+    if rule not in BANDWIDTH_RULES:
+        raise ValueError(f"Unknown bandwidth rule {rule!r}; valid rules are {BANDWIDTH_RULES}.")
+    Xc = X - X.mean(axis=0)
+    max_d2, sum_d = 0.0, 0.0
+    for start in range(0, n, block_rows):  # a loop over blocks of rows, for memory only
+        block = squared_distances(Xc[start : start + block_rows] + 0.0, Xc)
+        block[np.arange(block.shape[0]), np.arange(start, start + block.shape[0])] = 0.0
+        max_d2 = max(max_d2, float(block.max()))
+        sum_d += float(np.sqrt(block).sum())
+    t = 0.0025 * max_d2 if rule == "seed000" else 2.0 * (sum_d / n**2) ** 2
+    if t <= 0.0:
+        if max_d2 == 0.0:
+            return 1.0
+        raise ValueError(f"Bandwidth rule {rule!r} gave t=0; pass t explicitly.")
+    return float(t)
+
+
+def knn_graph(
+    X,
+    n_neighbors=5,
+    t=None,
+    t_rule="cai",
+    weight="heat",
+    symmetrize="or",
+    self_loops=False,
+    allow_isolated=False,
+    return_bandwidth=False,
+):
+    """Symmetric k-nearest-neighbour graph, as a scipy.sparse CSR matrix.
+
+    ``x_j`` is a neighbour of ``x_i`` when it is among the ``n_neighbors`` nearest samples to
+    ``x_i``, the sample itself excluded (``include_self=False``).
+
+    Parameters
+    ----------
+    X : array-like of shape (n, D)
+    n_neighbors : int, default=5
+        ``k``; must be smaller than ``n``.
+    t : float, default=None
+        Heat-kernel parameter; when None it comes from ``t_rule`` on all pairs of samples.
+        Ignored for binary weights.
+    t_rule : {"cai", "seed000", "median"}, default="cai"
+        See :func:`bandwidth`.
+    weight : {"heat", "binary"}, default="heat"
+        ``exp(-d^2 / t)`` or 1 on every edge.
+    symmetrize : {"or", "and"}, default="or"
+        ``"or"``: an edge when either end lists the other, ``W = max(W, W^T)`` (the Laplacian
+        Score paper, Cai's code); ``"and"``: mutual kNN, ``W = min(W, W^T)``.
+    self_loops : bool, default=False
+        Set ``W_ii = 1`` (scikit-feature's ``construct_W`` does; the papers' graphs do not).
+    allow_isolated : bool, default=False
+        A node without edges (possible with mutual kNN) raises ``ValueError`` unless allowed.
+        Self-loops do not count as edges here.
+    return_bandwidth : bool, default=False
+        Also return the ``t`` used (None for binary weights).
+
+    Returns
+    -------
+    W : scipy.sparse.csr_matrix of shape (n, n), float64, symmetric, non-negative
+    t : float or None
+        Only when ``return_bandwidth``.
+
+    References
+    ----------
+    He, Cai & Niyogi (2005), "Laplacian Score for Feature Selection", NIPS, section 2, steps 1
+    and 2; spec methods-baselines 1.2 (``mode="knn"``).
+
+    Examples
+    --------
+    >>> X = [[0.0], [1.0], [2.0], [10.0], [11.0], [12.0]]
+    >>> W = knn_graph(X, n_neighbors=1, weight="binary")
+    >>> W.toarray().astype(int)
+    array([[0, 1, 0, 0, 0, 0],
+           [1, 0, 0, 0, 0, 0],
+           [0, 1, 0, 0, 0, 0],
+           [0, 0, 0, 0, 1, 0],
+           [0, 0, 0, 1, 0, 0],
+           [0, 0, 0, 0, 1, 0]]...
+    """
+    X = _as_float_array(X)
+    # centring does not move the neighbours and reduces round-off in the distances
+    X -= X.mean(axis=0)
+    n = X.shape[0]
+    n_neighbors = int(n_neighbors)
+    if not 1 <= n_neighbors < n:
+        raise ValueError(
+            f"n_neighbors={n_neighbors} must be at least 1 and smaller than n_samples={n}."
+        )
+    if weight not in ("heat", "binary"):
+        raise ValueError(f"weight must be 'heat' or 'binary', got {weight!r}.")
+    if symmetrize not in ("or", "and"):
+        raise ValueError(f"symmetrize must be 'or' or 'and', got {symmetrize!r}.")
+
+    G = kneighbors_graph(X, n_neighbors, mode="distance", include_self=False)
+    G = sp.csr_matrix(G, dtype=np.float64)
+    if weight == "heat":
+        t = _bandwidth_from_data(X, t_rule) if t is None else _check_t(t)
+        G.data = np.exp(-(G.data**2) / t)
+    else:
+        t = None
+        G.data = np.ones_like(G.data)
+    W = G.maximum(G.T) if symmetrize == "or" else G.minimum(G.T)
+    W = sp.csr_matrix(W)
+    # heat weights that underflow to 0 are no edge at all
+    W.eliminate_zeros()
+
+    if not allow_isolated:
+        degree = np.asarray(W.sum(axis=1)).ravel()
+        isolated = np.flatnonzero(degree == 0)
+        if isolated.size:
+            raise ValueError(
+                f"{isolated.size} isolated node(s) in the kNN graph (first: sample "
+                f"{isolated[0]}); increase n_neighbors or t, use symmetrize='or', or pass "
+                "allow_isolated=True."
+            )
+    if self_loops:
+        W = sp.csr_matrix(W + sp.identity(n, dtype=np.float64, format="csr"))
+    W.sort_indices()
+    return (W, t) if return_bandwidth else W
+
+
+def laplacian(W, kind="unnormalized"):
+    """Graph Laplacian of a symmetric non-negative affinity, with the degrees.
+
+    With ``d = W 1`` (self-loops included) and ``D_g = diag(d)``:
+
+    - ``"unnormalized"``: ``L = D_g - W``;
+    - ``"rw"``: ``L_rw = D_g^-1 L`` (not symmetric);
+    - ``"sym"``: ``L_sym = D_g^-1/2 L D_g^-1/2``.
+
+    Parameters
+    ----------
+    W : ndarray or scipy.sparse matrix of shape (n, n)
+    kind : {"unnormalized", "rw", "sym"}, default="unnormalized"
+
+    Returns
+    -------
+    L : ndarray or scipy.sparse CSR matrix of shape (n, n)
+        Dense for dense ``W``, sparse for sparse ``W``.
+    d : ndarray of shape (n,)
+        The degrees ``W 1`` (not their square roots).
+
+    Raises
+    ------
+    ValueError
+        For ``"rw"`` and ``"sym"`` when a node has degree 0 (we never divide by a zero degree
+        silently; scipy's ``normed=True`` would give that node a zero row).
+
+    Notes
+    -----
+    ``scipy.sparse.csgraph.laplacian`` ignores the diagonal of ``W``. For ``L`` that is
+    harmless (a self-loop adds ``W_ii`` to ``d_i`` and removes it again), but self-loops do
+    change ``D_g`` and hence ``L_rw`` and ``L_sym`` (spec methods-seed 0.5), so the
+    normalised forms are scaled here with the full degrees.
+
+    References
+    ----------
+    von Luxburg (2007), "A tutorial on spectral clustering", Statistics and Computing 17,
+    section 3 (definitions of ``L``, ``L_sym``, ``L_rw``).
+
+    Examples
+    --------
+    >>> W = np.array([[0.0, 1.0], [1.0, 0.0]])
+    >>> L, d = laplacian(W, "sym")
+    >>> L
+    array([[ 1., -1.],
+           [-1.,  1.]])
+    >>> d
+    array([1., 1.])
+    """
+    if kind not in ("unnormalized", "rw", "sym"):
+        raise ValueError(f"kind must be 'unnormalized', 'rw' or 'sym', got {kind!r}.")
+    is_sparse = sp.issparse(W)
+    W = sp.csr_matrix(W, dtype=np.float64, copy=True) if is_sparse else _as_float_array(W, "W")
+    if W.shape[0] != W.shape[1]:
+        raise ValueError(f"W must be square, got shape {W.shape}.")
+    d = np.asarray(W.sum(axis=1), dtype=np.float64).ravel()
+    L = csgraph.laplacian(W, normed=False)
+    if kind == "unnormalized":
+        return (sp.csr_matrix(L) if is_sparse else L), d
+    isolated = np.flatnonzero(d <= 0)
+    if isolated.size:
+        raise ValueError(
+            f"{isolated.size} node(s) of degree 0 (first: {isolated[0]}); the normalised "
+            f"Laplacian {kind!r} is undefined."
+        )
+    if kind == "rw":
+        scale_left, scale_right = 1.0 / d, None
+    else:
+        scale_left = scale_right = 1.0 / np.sqrt(d)
+    if is_sparse:
+        L = sp.diags(scale_left) @ sp.csr_matrix(L)
+        if scale_right is not None:
+            L = L @ sp.diags(scale_right)
+        L = sp.csr_matrix(L)
+    else:
+        L = scale_left[:, None] * L
+        if scale_right is not None:
+            L = L * scale_right[None, :]
+            # exact symmetry for eigh
+            L = 0.5 * (L + L.T)
+    return L, d
+
+
+def _deterministic_sign_flip(V):
+    """Flip each column so that its largest-magnitude entry is positive."""
+    idx = np.argmax(np.abs(V), axis=0)
+    signs = np.sign(V[idx, np.arange(V.shape[1])])
+    signs[signs == 0] = 1.0
+    return V * signs
+
+
+def _gershgorin_bounds(A):
+    """Interval that holds every eigenvalue of the symmetric matrix ``A``."""
+    diag = A.diagonal()
+    abs_row = np.asarray(abs(A).sum(axis=1)).ravel() - np.abs(diag)
+    return float(np.min(diag - abs_row)), float(np.max(diag + abs_row))
+
+
+def _extreme_eigenvectors(A, k, largest, solver, random_state):
+    n = A.shape[0]
+    k = int(k)
+    if A.ndim != 2 or A.shape[1] != n:
+        raise ValueError(f"A must be square, got shape {A.shape}.")
+    if not 1 <= k <= n:
+        raise ValueError(f"k={k} eigenpairs requested from a {n}-by-{n} matrix.")
+    if solver not in ("auto", "dense", "arpack"):
+        raise ValueError(f"solver must be 'auto', 'dense' or 'arpack', got {solver!r}.")
+    if solver == "auto":
+        # ARPACK pays only for large sparse matrices and a few eigenpairs
+        solver = "arpack" if sp.issparse(A) and n > _DENSE_EIGH_MAX_N and k < n // 10 else "dense"
+    if solver == "dense":
+        A = A.toarray() if sp.issparse(A) else np.array(A, dtype=np.float64)
+        subset = [n - k, n - 1] if largest else [0, k - 1]
+        vals, vecs = scipy.linalg.eigh(A, subset_by_index=subset)
+    else:
+        A = sp.csc_matrix(A, dtype=np.float64)
+        lower, upper = _gershgorin_bounds(A)
+        # shift-invert just outside the spectrum: the eigenvalues nearest the shift are the
+        # extreme ones, and A - sigma I stays non-singular
+        margin = 1e-8 * max(abs(lower), abs(upper), np.finfo(float).tiny)
+        sigma = upper + margin if largest else lower - margin
+        rng = np.random.RandomState(random_state) if not isinstance(
+            random_state, np.random.RandomState
+        ) else random_state
+        v0 = rng.uniform(-1.0, 1.0, n)
+        vals, vecs = scipy.sparse.linalg.eigsh(A, k=k, sigma=sigma, which="LM", v0=v0)
+        order = np.argsort(vals)
+        vals, vecs = vals[order], vecs[:, order]
+    if largest:
+        vals, vecs = vals[::-1], vecs[:, ::-1]
+    return np.ascontiguousarray(vals), _deterministic_sign_flip(np.ascontiguousarray(vecs))
+
+
+def smallest_eigenvectors(A, k, *, solver="auto", random_state=None):
+    """The ``k`` smallest eigenpairs of a symmetric matrix, in ascending order.
+
+    Parameters
+    ----------
+    A : ndarray or scipy.sparse matrix of shape (n, n), symmetric
+    k : int
+        Number of eigenpairs, ``1 <= k <= n``.
+    solver : {"auto", "dense", "arpack"}, default="auto"
+        ``"dense"``: ``scipy.linalg.eigh(subset_by_index=...)``. ``"arpack"``: ``eigsh`` in
+        shift-invert mode just below the Gershgorin bound of the spectrum. ``"auto"`` uses
+        ARPACK only for sparse ``A`` with more than 2000 rows and ``k < n / 10``.
+    random_state : int, RandomState or None, default=None
+        Starting vector of ARPACK (the dense solver is deterministic).
+
+    Returns
+    -------
+    eigenvalues : ndarray of shape (k,)
+    eigenvectors : ndarray of shape (n, k)
+        Orthonormal columns; each column's largest-magnitude entry is positive.
+
+    Notes
+    -----
+    A repeated eigenvalue (e.g. 0 of a disconnected graph's Laplacian) has no unique basis; the
+    solver returns one of them. Methods that must exclude the trivial eigenvector deflate it
+    (spec methods-baselines 1.3) rather than trust its position.
+
+    References
+    ----------
+    Spec methods-baselines 1.3 (eigensolvers, deterministic sign).
+
+    Examples
+    --------
+    >>> vals, vecs = smallest_eigenvectors(np.diag([3.0, 1.0, 2.0]), 2)
+    >>> vals
+    array([1., 2.])
+    >>> vecs
+    array([[0., 0.],
+           [1., 0.],
+           [0., 1.]])
+    """
+    return _extreme_eigenvectors(A, k, False, solver, random_state)
+
+
+def largest_eigenvectors(A, k, *, solver="auto", random_state=None):
+    """The ``k`` largest eigenpairs of a symmetric matrix, in descending order.
+
+    Parameters and return values are those of :func:`smallest_eigenvectors`.
+
+    Examples
+    --------
+    >>> vals, vecs = largest_eigenvectors(np.diag([3.0, 1.0, 2.0]), 2)
+    >>> vals
+    array([3., 2.])
+    """
+    return _extreme_eigenvectors(A, k, True, solver, random_state)
