@@ -31,13 +31,16 @@ def _parse_set(pairs):
 def _cmd_rank(args):
     from fsclust.datasets import read_table
     from fsclust.ranking import rank_features, ranking_table, write_ranking
+    from fsclust.registry import make_ranker
 
+    params = _parse_set(args.set)
+    make_ranker(args.method, params)  # a wrong method or parameter fails before the data is read
     data = read_table(args.input, label_column=args.label_column)
     n_clusters = args.n_clusters
     if n_clusters is None and data.y is not None:
         n_clusters = data.n_classes
     ranker = rank_features(
-        data.X, args.method, _parse_set(args.set), n_clusters=n_clusters, random_state=args.seed
+        data.X, args.method, params, n_clusters=n_clusters, random_state=args.seed
     )
     table = ranking_table(ranker, data.feature_names)
     write_ranking(table, args.output)

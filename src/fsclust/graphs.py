@@ -17,6 +17,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg
 from scipy.sparse import csgraph
 from sklearn.neighbors import kneighbors_graph
+from sklearn.utils import check_random_state
 
 __all__ = [
     "BANDWIDTH_RULES",
@@ -216,7 +217,7 @@ def _bandwidth_from_data(X, rule, block_rows=1024):
     Xc = X - X.mean(axis=0)
     max_d2, sum_d = 0.0, 0.0
     for start in range(0, n, block_rows):  # a loop over blocks of rows, for memory only
-        block = squared_distances(Xc[start : start + block_rows] + 0.0, Xc)
+        block = squared_distances(Xc[start : start + block_rows], Xc)
         block[np.arange(block.shape[0]), np.arange(start, start + block.shape[0])] = 0.0
         max_d2 = max(max_d2, float(block.max()))
         sum_d += float(np.sqrt(block).sum())
@@ -280,15 +281,15 @@ def knn_graph(
 
     Examples
     --------
-    >>> X = [[0.0], [1.0], [2.0], [10.0], [11.0], [12.0]]
+    >>> X = [[0.0], [1.0], [3.0], [10.0], [11.0], [13.0]]
     >>> W = knn_graph(X, n_neighbors=1, weight="binary")
-    >>> W.toarray().astype(int)
-    array([[0, 1, 0, 0, 0, 0],
-           [1, 0, 0, 0, 0, 0],
-           [0, 1, 0, 0, 0, 0],
-           [0, 0, 0, 0, 1, 0],
-           [0, 0, 0, 1, 0, 0],
-           [0, 0, 0, 0, 1, 0]]...
+    >>> W.toarray()
+    array([[0., 1., 0., 0., 0., 0.],
+           [1., 0., 1., 0., 0., 0.],
+           [0., 1., 0., 0., 0., 0.],
+           [0., 0., 0., 0., 1., 0.],
+           [0., 0., 0., 1., 0., 1.],
+           [0., 0., 0., 0., 1., 0.]])
     """
     X = _as_float_array(X)
     # centring does not move the neighbours and reduces round-off in the distances
@@ -453,10 +454,7 @@ def _extreme_eigenvectors(A, k, largest, solver, random_state):
         # extreme ones, and A - sigma I stays non-singular
         margin = 1e-8 * max(abs(lower), abs(upper), np.finfo(float).tiny)
         sigma = upper + margin if largest else lower - margin
-        rng = np.random.RandomState(random_state) if not isinstance(
-            random_state, np.random.RandomState
-        ) else random_state
-        v0 = rng.uniform(-1.0, 1.0, n)
+        v0 = check_random_state(random_state).uniform(-1.0, 1.0, n)
         vals, vecs = scipy.sparse.linalg.eigsh(A, k=k, sigma=sigma, which="LM", v0=v0)
         order = np.argsort(vals)
         vals, vecs = vals[order], vecs[:, order]

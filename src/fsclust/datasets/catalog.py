@@ -190,9 +190,13 @@ def load_catalog(path=None, schema=None):
             row["options"] = json.loads(options)
         except json.JSONDecodeError as err:
             row_problems.append(f"{where}, column 'options': not valid JSON ({err.msg})")
-        for err in sorted(validator.iter_errors(row), key=lambda e: list(e.path)):
+        for err in sorted(validator.iter_errors(row), key=lambda e: [str(p) for p in e.path]):
             column = err.path[0] if err.path else _column_of(err)
-            row_problems.append(f"{where}, column {column!r}: {_message(err)}")
+            if column == "options" and row_problems:
+                continue  # the JSON error above already says what is wrong with options
+            inside = ".".join(str(p) for p in err.path)
+            detail = f" (at {inside})" if len(err.path) > 1 else ""
+            row_problems.append(f"{where}, column {column!r}{detail}: {_message(err)}")
         if not row_problems:
             try:
                 parse_recipe(row["preprocess"])
@@ -232,9 +236,7 @@ def _column_of(err):
 def _message(err):
     # The schema's own description of a rule reads better than jsonschema's generic message.
     hint = err.schema.get("description") if isinstance(err.schema, dict) else None
-    value = err.instance if not isinstance(err.instance, dict) else None
-    text = err.message if value is None else f"value {value!r} is invalid: {err.message}"
-    return f"{text} ({hint})" if hint else text
+    return f"{err.message} ({hint})" if hint else err.message
 
 
 def get_entry(catalog, dataset_id):

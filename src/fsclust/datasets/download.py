@@ -19,7 +19,7 @@ from pathlib import Path
 
 from fsclust._io import atomic_path
 
-__all__ = ["CHECKSUM_TYPES", "ChecksumError", "file_checksum", "verify", "fetch"]
+__all__ = ["CHECKSUM_TYPES", "ChecksumError", "file_checksum", "verify", "fetch", "default_mirror"]
 
 CHECKSUM_TYPES = ("sha256", "git_blob_sha1")
 _CHUNK = 1 << 20
@@ -133,7 +133,8 @@ def fetch(entry, dest, mirror=None, timeout=60):
                 f"dataset {entry.id!r}: mirror file {src} not found; check the mirror "
                 f"directory {mirror} (it must hold {entry.file}) or fetch without a mirror"
             )
-        origin, fix = str(src), f"the mirror copy {src} is damaged: restore it or fetch from the URL"
+        origin = str(src)
+        fix = f"the mirror copy {src} is damaged: restore it or fetch from the URL"
     elif entry.source == "local":
         src = Path(entry.file)
         if not src.is_file():
@@ -155,7 +156,9 @@ def fetch(entry, dest, mirror=None, timeout=60):
 
 def _download(entry, tmp, timeout):
     if not entry.url.startswith("https://"):
-        raise ValueError(f"dataset {entry.id!r}: refusing to download a non-https URL {entry.url!r}")
+        raise ValueError(
+            f"dataset {entry.id!r}: refusing to download a non-https URL {entry.url!r}"
+        )
     request = urllib.request.Request(entry.url, headers={"User-Agent": "fsclust"})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response, open(tmp, "wb") as fh:

@@ -228,7 +228,9 @@ def apply_recipe(ds, recipe, **params):
     """
     unknown = sorted(set(params) - set(STEPS))
     if unknown:
-        raise ValueError(f"unknown step(s) {unknown} in parameters; valid steps: {', '.join(STEPS)}")
+        raise ValueError(
+            f"unknown step(s) {unknown} in parameters; valid steps: {', '.join(STEPS)}"
+        )
     X = ds.X
     applied = []
     for name, kwargs in parse_recipe(recipe):

@@ -136,7 +136,9 @@ def make_blobs_with_irrelevant(
         "center_distance": center_distance,
         "standardize_relevant": standardize_relevant,
         "shuffle_features": shuffle_features,
-        "random_state": random_state if isinstance(random_state, int | None) else repr(random_state),
+        "random_state": (
+            random_state if isinstance(random_state, int | None) else repr(random_state)
+        ),
     }
     return Dataset(
         X=X[:, order],

@@ -1,0 +1,410 @@
+"""Loaders: raw file (or generator) -> :class:`~fsclust.datasets.store.Dataset`, one per format.
+
+``load_raw`` dispatches on the catalog's ``format`` column:
+
+``sklearn``
+    A dataset bundled with scikit-learn (no download): options ``{"name": "iris" | "wine" |
+    "breast_cancer" | "digits", "classes": [...]}``. ``classes`` keeps only the listed original
+    classes (target values such as ``[4, 9]``, or class names) and relabels them ``0..k-1`` in
+    the order given.
+``synthetic``
+    :func:`fsclust.datasets.synthetic.make_blobs_with_irrelevant` called with the options.
+``desouto``
+    The text format of the de Souto et al. (2008) cancer gene-expression benchmark:
+    tab-separated, genes in rows and samples in columns; line 1 holds the sample ids, line 2 the
+    class label of each sample, both after an empty first cell; every later line is a gene id
+    followed by one value per sample. Cells may be double-quoted. Transposed to samples in rows.
+``tsv``, ``csv``
+    A table with samples in rows: a header line (first cell: any name for the sample-id column,
+    then one name per column), then one line per sample starting with its id. Option
+    ``label_column`` names the column holding the class labels, if any; every other column must
+    be numeric.
+
+Class labels become indices into ``class_names``, which is sorted (numerically when every label
+is a number), so the labelling does not depend on the order of the samples.
+"""
+
+from __future__ import annotations
+
+import csv
+import inspect
+from pathlib import Path
+
+import numpy as np
+
+from fsclust.datasets.store import Dataset
+from fsclust.datasets.synthetic import make_blobs_with_irrelevant
+
+__all__ = ["load_raw", "read_table", "read_desouto", "LOADERS"]
+
+_SKLEARN = {
+    "iris": "load_iris",
+    "wine": "load_wine",
+    "breast_cancer": "load_breast_cancer",
+    "digits": "load_digits",
+}
+_MISSING = {"", "na", "nan", "null", "?"}
+
+
+def _provenance(entry, loader, path=None):
+    return {
+        "dataset": entry.id,
+        "source": entry.source,
+        "url": entry.url,
+        "file": entry.file,
+        "path": str(path) if path is not None else "",
+        "checksum_type": entry.checksum_type,
+        "checksum": entry.checksum,
+        "loader": loader,
+        "options": dict(entry.options),
+        "substitute": bool(entry.substitute),
+        "papers": entry.papers,
+        "notes": entry.description,
+    }
+
+
+def load_raw(entry, path=None):
+    """Load the raw data of a catalog entry, before any preprocessing recipe.
+
+    Parameters
+    ----------
+    entry : DatasetEntry
+    path : str or Path, optional
+        The fetched raw file for the file formats (``desouto``, ``tsv``, ``csv``). For
+        ``source = local`` it defaults to ``entry.file``. Ignored for ``sklearn`` and
+        ``synthetic``.
+
+    Returns
+    -------
+    Dataset
+        With ``provenance`` describing the catalog entry and the loader.
+    """
+    options = dict(entry.options)
+    if entry.format == "sklearn":
+        ds = _load_sklearn(**options)
+    elif entry.format == "synthetic":
+        allowed = set(inspect.signature(make_blobs_with_irrelevant).parameters)
+        unknown = sorted(set(options) - allowed)
+        if unknown:
+            raise ValueError(
+                f"dataset {entry.id!r}: unknown synthetic option(s) {unknown}; "
+                f"valid: {', '.join(sorted(allowed))}"
+            )
+        ds = make_blobs_with_irrelevant(**options)
+    elif entry.format in ("desouto", "tsv", "csv"):
+        if path is None and entry.source == "local":
+            path = entry.file
+        if path is None:
+            raise ValueError(
+                f"dataset {entry.id!r} ({entry.format}) needs its raw file: fetch it first and "
+                "pass path=..."
+            )
+        if entry.format == "desouto":
+            ds = read_desouto(path)
+        else:
+            unknown = sorted(set(options) - {"label_column"})
+            if unknown:
+                raise ValueError(
+                    f"dataset {entry.id!r}: unknown {entry.format} option(s) {unknown}; "
+                    "valid: label_column"
+                )
+            sep = "\t" if entry.format == "tsv" else ","
+            ds = read_table(path, label_column=options.get("label_column"), sep=sep)
+    else:
+        raise ValueError(
+            f"dataset {entry.id!r}: unknown format {entry.format!r}; "
+            "valid: sklearn, synthetic, desouto, tsv, csv"
+        )
+    provenance = _provenance(entry, entry.format, path)
+    provenance.update({k: v for k, v in ds.provenance.items() if k not in provenance})
+    ds.provenance = provenance
+    return ds
+
+
+def _load_sklearn(name, classes=None):
+    import sklearn.datasets
+
+    if name not in _SKLEARN:
+        raise ValueError(f"unknown sklearn dataset {name!r}; valid: {', '.join(_SKLEARN)}")
+    bunch = getattr(sklearn.datasets, _SKLEARN[name])()
+    X, target = bunch.data, np.asarray(bunch.target)
+    names = [str(t) for t in bunch.target_names]
+    sample_ids = np.array([f"{name}_{i}" for i in range(X.shape[0])])
+    if classes is None:
+        y, class_names = target, names
+    else:
+        # A class may be given by its target value (digits: 4, 9) or by its name.
+        codes = []
+        for c in classes:
+            if isinstance(c, int) and not isinstance(c, bool) and 0 <= c < len(names):
+                codes.append(c)
+            elif str(c) in names:
+                codes.append(names.index(str(c)))
+            else:
+                raise ValueError(
+                    f"sklearn dataset {name!r} has no class {c!r}; classes: {', '.join(names)} "
+                    f"(or their indices 0..{len(names) - 1})"
+                )
+        if len(set(codes)) != len(codes):
+            raise ValueError(f"classes {classes} name the same class twice")
+        keep = np.isin(target, codes)
+        X, sample_ids = X[keep], sample_ids[keep]
+        lookup = {code: k for k, code in enumerate(codes)}
+        y = np.array([lookup[t] for t in target[keep]])
+        class_names = [names[c] for c in codes]
+    return Dataset(
+        X=X,
+        y=y,
+        feature_names=[str(f) for f in bunch.feature_names],
+        sample_names=sample_ids.tolist(),
+        class_names=class_names,
+        provenance={"loader_detail": f"sklearn.datasets.{_SKLEARN[name]}"},
+    )
+
+
+def _encode_labels(labels):
+    """Sorted class names (numeric order when all labels are numbers) and class indices."""
+    unique = sorted(set(labels))
+    try:
+        unique = sorted(unique, key=float)
+    except ValueError:
+        pass
+    index = {c: k for k, c in enumerate(unique)}
+    return np.array([index[c] for c in labels], dtype=np.int64), unique
+
+
+def _unquote(cell):
+    cell = cell.strip()
+    if len(cell) >= 2 and cell[0] == cell[-1] == '"':
+        return cell[1:-1]
+    return cell
+
+
+def _to_float(cell, where):
+    try:
+        value = float(cell)
+    except ValueError:
+        value = None
+    if value is None or not np.isfinite(value) or cell.strip().lower() in _MISSING:
+        problem = "missing value" if cell.strip().lower() in _MISSING else "non-numeric value"
+        raise ValueError(f"{where}: {problem} {cell!r}")
+    return value
+
+
+def _read_lines(path):
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path}: not a UTF-8 text file ({err})") from None
+    lines = text.splitlines()
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if not lines:
+        raise ValueError(f"{path}: empty file")
+    return lines
+
+
+def read_desouto(path):
+    """Read a de Souto et al. (2008) ``*_database.txt`` file (genes x samples) into a Dataset.
+
+    Raises
+    ------
+    ValueError
+        Naming the file, the line and the problem: empty file, label row missing, ragged rows
+        (e.g. a truncated download), non-numeric or missing values, no genes.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "toy_database.txt"
+    >>> lines = ['\\t"s1"\\t"s2"\\t"s3"', '\\t"B"\\t"A"\\t"B"',
+    ...          '"g1"\\t1\\t2\\t3', '"g2"\\t4\\t5\\t6']
+    >>> _ = p.write_text("\\n".join(lines) + "\\n")
+    >>> ds = read_desouto(p)
+    >>> ds.X
+    array([[1., 4.],
+           [2., 5.],
+           [3., 6.]])
+    >>> ds.y.tolist(), ds.class_names, ds.feature_names
+    ([1, 0, 1], ['A', 'B'], ['g1', 'g2'])
+    """
+    path = Path(path)
+    lines = _read_lines(path)
+    rows = [line.split("\t") for line in lines]
+    samples = [_unquote(c) for c in rows[0][1:]]
+    n = len(samples)
+    if n == 0 or _unquote(rows[0][0]) != "":
+        raise ValueError(
+            f"{path}: line 1 must be an empty cell followed by the sample ids (de Souto format)"
+        )
+    if len(rows) < 2 or _unquote(rows[1][0]) != "":
+        raise ValueError(
+            f"{path}: label row missing: line 2 must be an empty cell followed by the class "
+            "label of each sample (de Souto format)"
+        )
+    if len(rows) < 3:
+        raise ValueError(f"{path}: no gene rows after the two header lines")
+    for lineno, row in enumerate(rows, start=1):
+        if len(row) != n + 1:
+            raise ValueError(
+                f"{path}: ragged rows: line {lineno} has {len(row)} cells, expected {n + 1} "
+                f"(gene id + {n} samples); the file may be truncated or damaged"
+            )
+    labels = [_unquote(c) for c in rows[1][1:]]
+    empty = [samples[i] for i, lab in enumerate(labels) if lab == ""]
+    if empty:
+        raise ValueError(f"{path}: line 2 (class labels): no label for sample(s) {empty[:5]}")
+    genes = [_unquote(row[0]) for row in rows[2:]]
+    values = np.empty((len(genes), n))
+    for g, row in enumerate(rows[2:]):
+        try:
+            values[g] = np.array(row[1:], dtype=np.float64)
+        except ValueError:
+            values[g] = [
+                _to_float(cell, f"{path}: line {g + 3}, gene {genes[g]!r}, sample {samples[j]!r}")
+                for j, cell in enumerate(row[1:])
+            ]
+        if not np.all(np.isfinite(values[g])):
+            j = int(np.flatnonzero(~np.isfinite(values[g]))[0])
+            raise ValueError(
+                f"{path}: line {g + 3}, gene {genes[g]!r}, sample {samples[j]!r}: "
+                f"missing value {row[j + 1]!r}"
+            )
+    y, class_names = _encode_labels(labels)
+    return Dataset(
+        X=values.T,
+        y=y,
+        feature_names=genes,
+        sample_names=samples,
+        class_names=class_names,
+        provenance={"loader_detail": "read_desouto"},
+    )
+
+
+def read_table(path, label_column=None, sep=None):
+    """Read a samples x features table (users' own data) into a Dataset.
+
+    Parameters
+    ----------
+    path : str or Path
+        ``.tsv`` / ``.txt`` (tab-separated) or ``.csv`` (comma-separated). Line 1 is the header:
+        the sample-id column's name, then the column names. Every later line is a sample id
+        followed by its values. Cells may be quoted.
+    label_column : str, optional
+        Name of the column holding the class labels; it is removed from the features.
+    sep : str, optional
+        Field separator; by default chosen from the extension.
+
+    Returns
+    -------
+    Dataset
+        ``y`` and ``class_names`` are None when ``label_column`` is None.
+
+    Raises
+    ------
+    ValueError
+        Naming the file and the problem: empty file, no samples, ragged rows, a non-numeric
+        or missing value (naming the column, line and value), an unknown label column.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "mine.csv"
+    >>> _ = p.write_text("id,a,b,type\\nx,1,2,good\\ny,3,4,bad\\n")
+    >>> ds = read_table(p, label_column="type")
+    >>> ds.X.tolist(), ds.feature_names, ds.class_names, ds.y.tolist()
+    ([[1.0, 2.0], [3.0, 4.0]], ['a', 'b'], ['bad', 'good'], [1, 0])
+    """
+    path = Path(path)
+    if sep is None:
+        suffix = path.suffix.lower()
+        if suffix in (".tsv", ".txt", ".tab"):
+            sep = "\t"
+        elif suffix == ".csv":
+            sep = ","
+        else:
+            raise ValueError(
+                f"{path}: cannot tell the separator from the extension {suffix!r}; "
+                "use .tsv/.txt (tab) or .csv (comma), or pass sep"
+            )
+    lines = _read_lines(path)
+    rows = list(csv.reader(lines, delimiter=sep))
+    header = [c.strip() for c in rows[0]]
+    if len(header) < 2:
+        raise ValueError(
+            f"{path}: the header line has {len(header)} cell(s); expected the sample-id column "
+            f"and at least one feature column separated by {sep!r}"
+        )
+    if len(rows) < 2:
+        raise ValueError(f"{path}: no samples after the header line")
+    columns = header[1:]
+    if label_column is not None and label_column not in columns:
+        raise ValueError(
+            f"{path}: label column {label_column!r} not in the header; columns: "
+            f"{', '.join(columns[:20])}{' ...' if len(columns) > 20 else ''}"
+        )
+    for lineno, row in enumerate(rows[1:], start=2):
+        if len(row) != len(header):
+            raise ValueError(
+                f"{path}: ragged rows: line {lineno} has {len(row)} cells, expected "
+                f"{len(header)} like the header; the file may be truncated or damaged"
+            )
+    samples = [row[0].strip() for row in rows[1:]]
+    label_at = columns.index(label_column) + 1 if label_column is not None else None
+    feature_at = [j for j in range(1, len(header)) if j != label_at]
+    if not feature_at:
+        raise ValueError(f"{path}: no feature columns besides the label column")
+    X = np.empty((len(samples), len(feature_at)))
+    for k, j in enumerate(feature_at):
+        cells = [row[j] for row in rows[1:]]
+        try:
+            X[:, k] = np.array(cells, dtype=np.float64)
+            bad = np.flatnonzero(~np.isfinite(X[:, k]))
+        except ValueError:
+            bad = [i for i, c in enumerate(cells) if not _is_number(c)]
+        if len(bad):
+            i = int(bad[0])
+            raise ValueError(
+                f"{path}: column {header[j]!r} is not numeric: line {i + 2} (sample "
+                f"{samples[i]!r}) has {cells[i]!r}; {len(bad)} bad cell(s) in that column. "
+                "Give a class column with label_column, or remove the column"
+            )
+    y = class_names = None
+    if label_at is not None:
+        labels = [row[label_at].strip() for row in rows[1:]]
+        if any(lab == "" for lab in labels):
+            i = labels.index("")
+            raise ValueError(f"{path}: line {i + 2} (sample {samples[i]!r}) has no label")
+        y, class_names = _encode_labels(labels)
+    return Dataset(
+        X=X,
+        y=y,
+        feature_names=[header[j] for j in feature_at],
+        sample_names=samples,
+        class_names=class_names,
+        provenance={
+            "source": "local",
+            "loader": "table",
+            "loader_detail": "read_table",
+            "path": str(path),
+            "label_column": label_column,
+        },
+    )
+
+
+def _is_number(cell):
+    try:
+        return bool(np.isfinite(float(cell)))
+    except ValueError:
+        return False
+
+
+#: Catalog format -> what reads it (for documentation and the CLI's help text).
+LOADERS = {
+    "sklearn": "scikit-learn bundled dataset (options: name, classes)",
+    "synthetic": "make_blobs_with_irrelevant(**options)",
+    "desouto": "read_desouto(path)",
+    "tsv": "read_table(path, label_column, sep='\\t')",
+    "csv": "read_table(path, label_column, sep=',')",
+}

@@ -1,0 +1,154 @@
+"""Base class of the feature rankers: raw scores in, ranking and selection out."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+__all__ = ["FeatureRanker", "constant_features", "ranking_from_scores"]
+
+
+def constant_features(X):
+    """Mask of the constant columns: ``ptp(f) <= 1e-12 * max(1, max|f|)`` (spec 0.3).
+
+    Parameters
+    ----------
+    X : array-like of shape (n, D)
+
+    Returns
+    -------
+    mask : ndarray of shape (D,), bool
+
+    Examples
+    --------
+    >>> constant_features([[1.0, 0.0], [1.0, 2.0]])
+    array([ True, False])
+    """
+    X = np.asarray(X, dtype=np.float64)
+    scale = np.maximum(1.0, np.max(np.abs(X), axis=0))
+    return np.ptp(X, axis=0) <= 1e-12 * scale
+
+
+def ranking_from_scores(scores, higher_is_better, constant_mask=None):
+    """Feature indices from best to worst.
+
+    The score is oriented so that bigger is better; NaN scores and constant features get the
+    worst value (``-inf``), and ties go to the lower feature index (stable sort).
+
+    Parameters
+    ----------
+    scores : array-like of shape (D,)
+        Raw scores, as the paper defines them.
+    higher_is_better : bool
+        The paper's direction.
+    constant_mask : array-like of shape (D,), bool, default=None
+        Features to put last whatever their score.
+
+    Returns
+    -------
+    ranking : ndarray of shape (D,), int
+
+    References
+    ----------
+    Spec methods-baselines 0.2 and 0.3.
+
+    Examples
+    --------
+    >>> ranking_from_scores([0.5, np.nan, 0.1, 0.5], higher_is_better=False)
+    array([2, 0, 3, 1])
+    >>> ranking_from_scores([3.0, 1.0, 2.0], True, constant_mask=[True, False, False])
+    array([2, 1, 0])
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    oriented = scores.copy() if higher_is_better else -scores
+    worst = np.isnan(oriented)
+    if constant_mask is not None:
+        worst |= np.asarray(constant_mask, dtype=bool)
+    oriented[worst] = -np.inf
+    return np.argsort(-oriented, kind="stable")
+
+
+class FeatureRanker(SelectorMixin, BaseEstimator):
+    """Base class: rank features by a score, select the top ``n_features_to_select``.
+
+    Subclasses implement ``_score(X, rng) -> scores`` (raw, exactly as the paper defines them,
+    no sign flip) and set the class attribute ``higher_is_better``. ``fit`` computes the
+    scores and the ranking once; changing ``n_features_to_select`` afterwards with
+    ``set_params`` changes the selection without a refit, so a sweep over the number of
+    selected features is ``set_params(n_features_to_select=m).transform(X)``.
+
+    Parameters
+    ----------
+    n_features_to_select : int or None, default=None
+        Number ``m`` of top-ranked features kept by ``transform``; None keeps all.
+
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_features,)
+        Raw scores.
+    ranking_ : ndarray of shape (n_features,)
+        Feature indices, best first; NaN scores and constant features last.
+    constant_mask_ : ndarray of shape (n_features,), bool
+        The constant features (spec methods-baselines 0.3).
+    n_features_in_ : int
+    """
+
+    #: The paper's direction of the raw score.
+    higher_is_better = True
+
+    def __init__(self, n_features_to_select=None):
+        self.n_features_to_select = n_features_to_select
+
+    def fit(self, X, y=None):
+        """Score and rank the features of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : Ignored
+            Unsupervised; accepted for pipeline compatibility.
+
+        Returns
+        -------
+        self
+        """
+        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2, copy=True)
+        rng = check_random_state(getattr(self, "random_state", None))
+        scores = np.asarray(self._score(X, rng), dtype=np.float64)
+        if scores.shape != (X.shape[1],):
+            raise RuntimeError(
+                f"{type(self).__name__}._score returned shape {scores.shape}, "
+                f"expected ({X.shape[1]},)."
+            )
+        self.constant_mask_ = constant_features(X)
+        self.scores_ = scores
+        self.ranking_ = ranking_from_scores(scores, self.higher_is_better, self.constant_mask_)
+        self._n_selected()  # a bad n_features_to_select fails here, not later in transform
+        return self
+
+    def _score(self, X, rng):
+        raise NotImplementedError
+
+    def _n_selected(self):
+        m = self.n_features_to_select
+        n_features = self.n_features_in_
+        if m is None:
+            return n_features
+        if isinstance(m, bool) or not isinstance(m, numbers.Integral):
+            raise TypeError(f"n_features_to_select must be an int or None, got {m!r}.")
+        if not 1 <= m <= n_features:
+            raise ValueError(
+                f"n_features_to_select={m} must be between 1 and n_features={n_features}."
+            )
+        return int(m)
+
+    def _get_support_mask(self):
+        check_is_fitted(self)
+        mask = np.zeros(self.n_features_in_, dtype=bool)
+        mask[self.ranking_[: self._n_selected()]] = True
+        return mask

@@ -1,0 +1,277 @@
+"""Properties of the shared graph math (spec methods-baselines 1)."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+from fsclust.graphs import (
+    bandwidth,
+    knn_graph,
+    laplacian,
+    largest_eigenvectors,
+    rbf_affinity,
+    smallest_eigenvectors,
+    squared_distances,
+)
+
+
+@pytest.fixture
+def X():
+    return np.random.RandomState(0).normal(size=(40, 3))
+
+
+def _two_blocks(rng, sizes=(6, 9)):
+    """A random symmetric affinity with no edge between the blocks."""
+    blocks = []
+    for m in sizes:
+        B = rng.uniform(0.1, 1.0, size=(m, m))
+        B = B + B.T
+        np.fill_diagonal(B, 0.0)
+        blocks.append(B)
+    return sp.block_diag(blocks).toarray()
+
+
+# --- distances and bandwidths -----------------------------------------------------------------
+
+
+def test_squared_distances_match_definition_and_are_exact_on_the_diagonal(X):
+    D2 = squared_distances(X)
+    expected = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    np.testing.assert_allclose(D2, expected, rtol=1e-12, atol=1e-12)
+    assert np.all(np.diag(D2) == 0)
+    assert np.array_equal(D2, D2.T)
+    assert np.all(D2 >= 0)
+
+
+def test_squared_distances_survive_a_large_offset():
+    # centring first: a shift of 1e8 must not destroy distances of order 1
+    rng = np.random.RandomState(1)
+    X = rng.normal(size=(10, 2))
+    np.testing.assert_allclose(squared_distances(X + 1e8), squared_distances(X), atol=1e-6)
+
+
+def test_squared_distances_between_two_sets(X):
+    Y = X[:5] + 1.0
+    expected = ((X[:, None, :] - Y[None, :, :]) ** 2).sum(-1)
+    np.testing.assert_allclose(squared_distances(X, Y), expected, rtol=1e-12, atol=1e-12)
+
+
+def test_inputs_are_never_modified(X):
+    before = X.copy()
+    squared_distances(X)
+    rbf_affinity(X)
+    knn_graph(X)
+    W = rbf_affinity(X)
+    W_before = W.copy()
+    laplacian(W, "sym")
+    smallest_eigenvectors(W, 2)
+    assert np.array_equal(X, before)
+    assert np.array_equal(W, W_before)
+
+
+def test_bandwidth_rules_follow_their_definitions(X):
+    D2 = squared_distances(X)
+    n = X.shape[0]
+    assert bandwidth(D2, "seed000") == pytest.approx(0.0025 * D2.max())
+    assert bandwidth(D2, "median") == pytest.approx(np.median(D2[np.triu_indices(n, 1)]))
+    # Cai: exp(-d^2 / (2 t_c^2)) with t_c the mean of all n^2 distances, so t = 2 t_c^2
+    assert bandwidth(D2, "cai") == pytest.approx(2 * np.sqrt(D2).mean() ** 2)
+    with pytest.raises(ValueError, match="valid rules"):
+        bandwidth(D2, "nope")
+
+
+def test_bandwidth_of_identical_points_is_harmless():
+    assert bandwidth(np.zeros((3, 3)), "median") > 0
+
+
+# --- affinities -------------------------------------------------------------------------------
+
+
+def test_rbf_affinity_is_the_heat_kernel_with_zero_diagonal(X):
+    W, t = rbf_affinity(X, t_rule="median", return_bandwidth=True)
+    D2 = squared_distances(X)
+    off = ~np.eye(len(X), dtype=bool)
+    np.testing.assert_allclose(W[off], np.exp(-D2 / t)[off])
+    assert np.all(np.diag(W) == 0)
+    assert np.all(np.diag(rbf_affinity(X, t=1.0, keep_diagonal=True)) == 1)
+
+
+def test_narrow_seed000_kernel_stays_positive_in_float64(X):
+    # smallest weight is exp(-400), far above float64 underflow (spec methods-seed 0.1)
+    W = rbf_affinity(X, t_rule="seed000")
+    off = ~np.eye(len(X), dtype=bool)
+    assert W.dtype == np.float64
+    assert W[off].min() == pytest.approx(np.exp(-400.0), rel=1e-9)
+
+
+@pytest.mark.parametrize("symmetrize", ["or", "and"])
+@pytest.mark.parametrize("weight", ["heat", "binary"])
+def test_knn_graph_is_symmetric_nonnegative_without_self_loops(X, symmetrize, weight):
+    W = knn_graph(X, n_neighbors=6, weight=weight, symmetrize=symmetrize, allow_isolated=True)
+    assert sp.issparse(W) and W.format == "csr"
+    assert abs(W - W.T).max() == 0
+    assert W.min() >= 0
+    assert np.all(W.diagonal() == 0)
+
+
+def test_knn_graph_contains_each_point_s_k_nearest_neighbours(X):
+    k = 4
+    W = knn_graph(X, n_neighbors=k, weight="binary").toarray()
+    D2 = squared_distances(X)
+    np.fill_diagonal(D2, np.inf)
+    nearest = np.argsort(D2, axis=1)[:, :k]
+    assert np.all(W[np.arange(len(X))[:, None], nearest] == 1)
+    # "or" keeps exactly the union of both directions
+    A = np.zeros_like(W)
+    A[np.arange(len(X))[:, None], nearest] = 1
+    assert np.array_equal(W, np.maximum(A, A.T))
+
+
+def test_knn_heat_weights_and_mutual_graph_is_a_subgraph(X):
+    W, t = knn_graph(X, n_neighbors=5, t_rule="cai", return_bandwidth=True)
+    D2 = squared_distances(X)
+    rows, cols = W.nonzero()
+    np.testing.assert_allclose(W.data, np.exp(-D2[rows, cols] / t))
+    W_and = knn_graph(X, n_neighbors=5, symmetrize="and", allow_isolated=True)
+    assert np.all((W_and.toarray() > 0) <= (W.toarray() > 0))
+
+
+def test_knn_self_loops_put_ones_on_the_diagonal(X):
+    W = knn_graph(X, n_neighbors=3, self_loops=True)
+    assert np.all(W.diagonal() == 1)
+
+
+def test_isolated_nodes_raise_unless_allowed():
+    # an outlier far from a tight group: nobody lists it as a mutual neighbour
+    X = np.array([[0.0], [0.1], [0.25], [0.45], [100.0]])
+    with pytest.raises(ValueError, match="isolated"):
+        knn_graph(X, n_neighbors=1, symmetrize="and")
+    W = knn_graph(X, n_neighbors=1, symmetrize="and", allow_isolated=True)
+    assert W[4].nnz == 0
+
+
+def test_knn_graph_rejects_too_many_neighbours():
+    with pytest.raises(ValueError, match="n_neighbors"):
+        knn_graph(np.arange(5.0)[:, None], n_neighbors=5)
+
+
+# --- Laplacians -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("to_sparse", [False, True])
+def test_laplacian_null_vectors(X, to_sparse):
+    W = rbf_affinity(X, t_rule="median")
+    W = sp.csr_matrix(W) if to_sparse else W
+    L, d = laplacian(W, "unnormalized")
+    L_sym, d_sym = laplacian(W, "sym")
+    L_rw, _ = laplacian(W, "rw")
+    dense = (lambda A: A.toarray()) if to_sparse else (lambda A: A)
+    assert sp.issparse(L) == to_sparse
+    np.testing.assert_allclose(d, np.asarray(W.sum(axis=1)).ravel())
+    np.testing.assert_allclose(d_sym, d)
+    n = len(d)
+    assert np.abs(dense(L) @ np.ones(n)).max() < 1e-12
+    assert np.abs(dense(L_sym) @ np.sqrt(d)).max() < 1e-12
+    assert np.abs(dense(L_rw) @ np.ones(n)).max() < 1e-12
+    np.testing.assert_allclose(dense(L_rw), np.diag(1 / d) @ dense(L), atol=1e-14)
+
+
+def test_zero_eigenvalue_multiplicity_counts_connected_components():
+    rng = np.random.RandomState(3)
+    W = sp.block_diag([_two_blocks(rng, (4, 5)), _two_blocks(rng, (6,))]).toarray()
+    n_components = connected_components(W, directed=False)[0]
+    assert n_components == 3
+    for kind in ("unnormalized", "sym"):
+        L, _ = laplacian(W, kind)
+        eigenvalues = np.linalg.eigvalsh(L)
+        assert np.sum(eigenvalues < 1e-10) == n_components
+
+
+def test_symmetric_laplacian_spectrum_is_in_0_2(X):
+    W = knn_graph(X, n_neighbors=5)
+    L_sym, _ = laplacian(W, "sym")
+    eigenvalues = np.linalg.eigvalsh(L_sym.toarray())
+    assert eigenvalues.min() > -1e-12
+    assert eigenvalues.max() < 2 + 1e-12
+
+
+def test_bipartite_graph_reaches_2_in_the_symmetric_spectrum():
+    # lambda_max(L_sym) = 2 exactly for a bipartite graph: the upper bound is attained
+    W = np.zeros((4, 4))
+    W[:2, 2:] = 1.0
+    W[2:, :2] = 1.0
+    L_sym, _ = laplacian(W, "sym")
+    assert np.linalg.eigvalsh(L_sym).max() == pytest.approx(2.0)
+
+
+def test_random_walk_eigenvectors_are_scaled_symmetric_eigenvectors(X):
+    W = rbf_affinity(X, t_rule="median")
+    L_sym, d = laplacian(W, "sym")
+    L_rw, _ = laplacian(W, "rw")
+    eigenvalues, V = smallest_eigenvectors(L_sym, 4)
+    U = V / np.sqrt(d)[:, None]
+    np.testing.assert_allclose(L_rw @ U, U * eigenvalues, atol=1e-10)
+
+
+def test_self_loops_change_only_the_normalised_laplacians():
+    rng = np.random.RandomState(4)
+    W = _two_blocks(rng)
+    W_loops = W + np.eye(len(W))
+    L, _ = laplacian(W, "unnormalized")
+    L_loops, d_loops = laplacian(W_loops, "unnormalized")
+    np.testing.assert_allclose(L, L_loops)
+    np.testing.assert_allclose(d_loops, W.sum(1) + 1)
+    L_sym_loops, _ = laplacian(W_loops, "sym")
+    expected = np.eye(len(W)) - W_loops / np.sqrt(np.outer(d_loops, d_loops))
+    np.testing.assert_allclose(L_sym_loops, expected, atol=1e-14)
+
+
+def test_normalised_laplacian_refuses_zero_degree():
+    W = np.zeros((3, 3))
+    W[0, 1] = W[1, 0] = 1.0
+    with pytest.raises(ValueError, match="degree 0"):
+        laplacian(W, "sym")
+    with pytest.raises(ValueError, match="degree 0"):
+        laplacian(W, "rw")
+    L, d = laplacian(W, "unnormalized")
+    assert d[2] == 0
+
+
+# --- eigen-solvers ----------------------------------------------------------------------------
+
+
+def test_eigenpairs_are_the_extreme_ones_with_deterministic_signs():
+    rng = np.random.RandomState(5)
+    A = rng.normal(size=(30, 30))
+    A = A + A.T
+    all_values = np.linalg.eigvalsh(A)
+    values, vectors = smallest_eigenvectors(A, 3)
+    np.testing.assert_allclose(values, all_values[:3])
+    np.testing.assert_allclose(A @ vectors, vectors * values, atol=1e-10)
+    values_top, vectors_top = largest_eigenvectors(A, 3)
+    np.testing.assert_allclose(values_top, all_values[::-1][:3])
+    for V in (vectors, vectors_top):
+        np.testing.assert_allclose(V.T @ V, np.eye(3), atol=1e-12)
+        largest_entry = V[np.argmax(np.abs(V), axis=0), np.arange(3)]
+        assert np.all(largest_entry > 0)
+    # the same input gives bit-identical vectors, signs included
+    _, again = smallest_eigenvectors(A.copy(), 3)
+    np.testing.assert_array_equal(again, vectors)
+
+
+@pytest.mark.parametrize("largest", [False, True])
+def test_arpack_and_dense_solvers_agree_on_a_sparse_laplacian(largest):
+    X = np.random.RandomState(6).normal(size=(300, 2))
+    L_sym, _ = laplacian(knn_graph(X, n_neighbors=8), "sym")
+    solve = largest_eigenvectors if largest else smallest_eigenvectors
+    values_dense, V_dense = solve(L_sym, 4, solver="dense")
+    values_arpack, V_arpack = solve(L_sym, 4, solver="arpack", random_state=0)
+    np.testing.assert_allclose(values_arpack, values_dense, atol=1e-9)
+    # same subspace (eigenvalues are simple here, so the same vectors up to sign)
+    np.testing.assert_allclose(np.abs(V_arpack.T @ V_dense), np.eye(4), atol=1e-6)
+
+
+def test_eigen_solver_rejects_bad_k():
+    with pytest.raises(ValueError, match="eigenpairs"):
+        smallest_eigenvectors(np.eye(3), 4)

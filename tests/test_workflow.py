@@ -1,0 +1,109 @@
+"""The real workflow on a tiny config, with --cores 2 (the slowest test: about a minute)."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from conftest import REPO
+
+pytestmark = pytest.mark.workflow
+
+TINY = {
+    "run": ["tiny"],
+    "experiments": {
+        "tiny": {
+            "datasets": ["iris", "synthetic-blobs"],
+            "methods": {"variance": {"method": "variance"},
+                        "laplacian": {"method": "laplacian", "params": {"n_neighbors": 5}}},
+            "clusterers": {"kmeans": {"method": "kmeans", "params": {"n_init": 3}},
+                           "ncut": {"method": "ncut"}},
+            "all_features": True,
+            "sweep": {"n_features": [1, 2, 4]},
+            "seeds": [0, 1],
+            "metrics": ["acc", "nmi", "ari"],
+            "comparisons": [],
+        }
+    },
+}
+
+
+def _workdir(tmp_path, name):
+    """A copy of the workflow (not data/ or results/) to run in isolation."""
+    work = tmp_path / name
+    for part in ("Snakefile", "workflow", "scripts", "config", "envs", "src"):
+        src = REPO / part
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, work / part)
+    (work / "tiny.yaml").write_text(yaml.safe_dump(TINY))
+    return work
+
+
+def _snakemake(work, *args):
+    cmd = [sys.executable, "-m", "snakemake", "--configfile", "tiny.yaml", *args]
+    return subprocess.run(cmd, cwd=work, capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    work = _workdir(tmp_path_factory.mktemp("wf"), "run")
+    proc = _snakemake(work, "--cores", "2")
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return work
+
+
+def test_workflow_writes_figures_and_tables(tiny_run):
+    res = tiny_run / "results" / "tiny"
+    for ds in ("iris", "synthetic-blobs"):
+        assert (res / "figures" / f"{ds}.png").read_bytes()[:4] == b"\x89PNG"
+    sweeps = pd.read_csv(res / "tables" / "sweeps.tsv", sep="\t")
+    # iris has 4 features: grid 1, 2, 4; the synthetic set has 12: grid 1, 2, 4, 12
+    ranked = sweeps[sweeps.method != "nofs"]
+    assert len(ranked) == 2 * 2 * 2 * (3 + 4)
+    assert len(sweeps[sweeps.method == "nofs"]) == 2 * 2 * 2
+    assert sweeps[["acc", "nmi"]].ge(0).all().all() and sweeps[["acc", "nmi"]].le(1).all().all()
+    best = pd.read_csv(res / "tables" / "best.tsv", sep="\t")
+    assert set(best.method) == {"variance", "laplacian", "nofs"}
+    assert (res / "tables" / "best.md").read_text().startswith("## Best and mean")
+    compare = pd.read_csv(res / "paper_vs_ours.tsv", sep="\t")
+    assert list(compare.columns)[:4] == ["paper", "table_or_figure", "dataset", "method"]
+    # every rule logged and benchmarked
+    assert any((tiny_run / "logs" / "tiny" / "rank").rglob("*.log"))
+    assert any((tiny_run / "benchmarks" / "tiny" / "sweep").rglob("*.tsv"))
+
+
+def test_rerun_has_nothing_to_do(tiny_run):
+    proc = _snakemake(tiny_run, "--cores", "2", "--dry-run")
+    assert proc.returncode == 0
+    assert "Nothing to be done" in proc.stdout + proc.stderr
+
+
+def test_rankings_are_byte_identical_with_one_core(tiny_run, tmp_path):
+    work = _workdir(tmp_path, "again")
+    targets = sorted(p.relative_to(tiny_run) for p in (tiny_run / "results" / "tiny" / "rankings").rglob("*.tsv"))
+    assert len(targets) == 2 * 2 * 2
+    proc = _snakemake(work, "--cores", "1", *map(str, targets))
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    for t in targets:
+        assert (work / t).read_bytes() == (tiny_run / t).read_bytes(), t
+
+
+@pytest.mark.parametrize(
+    "patch, message",
+    [
+        ({"methods": {"x": {"method": "lapl"}}}, "unknown method 'lapl'; valid methods: laplacian"),
+        ({"datasets": ["irs"]}, "unknown dataset 'irs'; valid datasets"),
+        ({"seeds": "zero"}, "seeds"),
+    ],
+)
+def test_bad_config_names_the_key(tmp_path, patch, message):
+    work = _workdir(tmp_path, "bad")
+    bad = yaml.safe_load(yaml.safe_dump(TINY))
+    bad["experiments"]["tiny"].update(patch)
+    (work / "tiny.yaml").write_text(yaml.safe_dump(bad))
+    proc = _snakemake(work, "--cores", "1", "--dry-run")
+    assert proc.returncode != 0
+    assert message in proc.stdout + proc.stderr
