@@ -1,4 +1,5 @@
 """Rule aggregate: all sweep files of an experiment into summary tables."""
+import _srcpath  # noqa: F401  (src/ on sys.path when fsclust is not installed)
 from fsclust import steps
 
 with steps.logged(snakemake.log[0]):

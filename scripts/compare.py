@@ -1,4 +1,5 @@
 """Rule compare: paper_vs_ours.tsv, the papers' numbers beside ours."""
+import _srcpath  # noqa: F401  (src/ on sys.path when fsclust is not installed)
 from fsclust import steps
 
 with steps.logged(snakemake.log[0]):

@@ -1,4 +1,5 @@
 """Rule download: fetch a dataset file from its pinned URL (or the mirror) and verify it."""
+import _srcpath  # noqa: F401  (src/ on sys.path when fsclust is not installed)
 from fsclust import steps
 
 with steps.logged(snakemake.log[0]):

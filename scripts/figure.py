@@ -1,4 +1,5 @@
 """Rule figure: metric vs number of selected features for one dataset."""
+import _srcpath  # noqa: F401  (src/ on sys.path when fsclust is not installed)
 from fsclust import steps
 
 with steps.logged(snakemake.log[0]):

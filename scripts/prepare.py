@@ -1,4 +1,5 @@
 """Rule prepare: load a dataset and apply its preprocessing recipe into data/prepared/*.npz."""
+import _srcpath  # noqa: F401  (src/ on sys.path when fsclust is not installed)
 from fsclust import steps
 
 with steps.logged(snakemake.log[0]):

@@ -1,4 +1,5 @@
 """Rule rank: rank the features of one dataset with one method and one seed."""
+import _srcpath  # noqa: F401  (src/ on sys.path when fsclust is not installed)
 from fsclust import steps
 
 w = snakemake.wildcards

@@ -1,4 +1,5 @@
 """Rules sweep and sweep_all_features: cluster on the top-m features for every m, evaluate."""
+import _srcpath  # noqa: F401  (src/ on sys.path when fsclust is not installed)
 from fsclust import steps
 
 w = snakemake.wildcards

@@ -1,17 +1,13 @@
 # Config validation and the functions that turn experiments into file lists.
-import os
 import sys
 from pathlib import Path
 
 from snakemake.utils import validate
 
-# The rule scripts import the package from this checkout even when it is not installed
-# (e.g. under --sdm conda, where the environment holds only the dependencies).
-_SRC = str(Path(workflow.basedir) / "src")
-os.environ["PYTHONPATH"] = os.pathsep.join(
-    p for p in [_SRC, os.environ.get("PYTHONPATH", "")] if p
-)
-sys.path.insert(0, _SRC)
+# The Snakefile imports the package from this checkout even when it is not installed; the rule
+# scripts do the same through scripts/_srcpath.py (for --sdm conda, whose environment holds
+# only the dependencies).
+sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
 from fsclust.datasets import load_catalog  # noqa: E402
 from fsclust.registry import RANKERS, CLUSTERERS  # noqa: E402
