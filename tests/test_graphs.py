@@ -81,6 +81,15 @@ def test_bandwidth_rules_follow_their_definitions(X):
         bandwidth(D2, "nope")
 
 
+@pytest.mark.parametrize("rule", ["cai", "seed000", "median"])
+def test_blockwise_bandwidth_equals_the_full_matrix_rule(X, rule):
+    # knn_graph computes t block by block to avoid the n-by-n matrix on large data
+    from fsclust.graphs import _bandwidth_from_data
+
+    expected = bandwidth(squared_distances(X), rule)
+    assert _bandwidth_from_data(X, rule, block_rows=7) == pytest.approx(expected, rel=1e-12)
+
+
 def test_bandwidth_of_identical_points_is_harmless():
     assert bandwidth(np.zeros((3, 3)), "median") > 0
 

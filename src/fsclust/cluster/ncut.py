@@ -71,9 +71,11 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
       (:func:`fsclust.graphs.largest_eigenvectors` of the toolbox's regularised matrix) and
       discretised by scikit-learn's private ``sklearn.cluster._spectral.discretize``, the very
       function :func:`~sklearn.cluster.spectral_clustering` calls (scikit-learn is pinned).
-    - A sample with zero affinity to all others (possible with a user-given tiny ``t``, a
-      mutual kNN graph or ``min_affinity``) raises ``ValueError`` when ``offset == 0``:
-      scikit-learn would only warn and cut a meaningless graph.
+    - A sample with zero affinity to all others (possible with a user-given tiny ``t`` or
+      ``min_affinity``) raises ``ValueError``: scikit-learn would only warn and cut a
+      meaningless graph. With ``offset > 0``, an embedding with an all-zero row (an isolated
+      sample, or affinities swamped by the offset) raises ``ValueError`` too, where the
+      toolbox divides by zero.
     - When the graph is nearly disconnected (eigenvalues of ``L_sym`` below ~1e-15, as with
       the narrow kernel), the near-null eigenvectors are determined only up to a rotation.
       Neither ARPACK nor ``eigh`` can resolve them, but the discretisation is rotation
@@ -143,7 +145,7 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
             if isolated.size:
                 raise ValueError(
                     f"{isolated.size} sample(s) have zero affinity to all others (first: "
-                    f"{isolated[0]}); use a larger t or an offset > 0."
+                    f"{isolated[0]}); the cut is undefined. Use a larger t or more neighbours."
                 )
             labels = spectral_clustering(
                 W, n_clusters=self.n_clusters, assign_labels="discretize",
@@ -200,4 +202,14 @@ def _toolbox_ncut(W, n_clusters, offset, rng):
         M = 0.5 * (M + M.T)
     _, V = largest_eigenvectors(M, n_clusters, random_state=_sklearn_seed(rng))
     Z = V * inv_sqrt_d[:, None]
+    # An offset much larger than the affinities makes M the identity times a constant to
+    # machine precision: its eigenvectors are then arbitrary and can miss samples entirely.
+    # The toolbox would divide by zero here; we say why instead.
+    zero_rows = np.flatnonzero(np.linalg.norm(Z, axis=1) <= 1e-12 * np.abs(Z).max())
+    if zero_rows.size:
+        raise ValueError(
+            f"The offset={offset} swamps the affinities: {zero_rows.size} sample(s) (first: "
+            f"{zero_rows[0]}) have an all-zero embedding, so the cut is undefined. Use a "
+            "smaller offset, a larger t, or offset=0."
+        )
     return discretize(Z, random_state=_sklearn_seed(rng))

@@ -96,6 +96,22 @@ class FeatureRanker(SelectorMixin, BaseEstimator):
     constant_mask_ : ndarray of shape (n_features,), bool
         The constant features (spec methods-baselines 0.3).
     n_features_in_ : int
+
+    Examples
+    --------
+    A ranker is a score function and a direction:
+
+    >>> import numpy as np
+    >>> class MeanMagnitude(FeatureRanker):
+    ...     higher_is_better = True
+    ...     def _score(self, X, rng):
+    ...         return np.abs(X.mean(axis=0))
+    >>> X = np.array([[1.0, 0.0, 2.0], [3.0, 0.5, 2.0]])
+    >>> ranker = MeanMagnitude(n_features_to_select=1).fit(X)
+    >>> ranker.ranking_  # the constant third feature goes last despite its score
+    array([0, 1, 2])
+    >>> ranker.get_support()
+    array([ True, False, False])
     """
 
     #: The paper's direction of the raw score.

@@ -1,0 +1,216 @@
+"""Properties of the rankers and of the Laplacian Score (spec methods-baselines 0.2, 0.3, 2)."""
+
+import numpy as np
+import pytest
+import scipy.linalg
+import scipy.sparse as sp
+
+from fsclust.graphs import knn_graph, laplacian
+from fsclust.rankers import (
+    LaplacianScore,
+    VarianceScore,
+    constant_features,
+    laplacian_score,
+    ranking_from_scores,
+)
+
+
+@pytest.fixture(scope="module")
+def data():
+    """Columns 1 and 4 carry a 3-group structure; 0, 2, 3 are noise; 5 is constant."""
+    rng = np.random.RandomState(0)
+    groups = np.repeat(np.arange(3), 20)
+    relevant = np.column_stack([groups * 4.0, groups * -3.0]) + 0.3 * rng.normal(size=(60, 2))
+    noise = rng.normal(size=(60, 3)) * [1.0, 2.0, 3.0]
+    constant = np.full((60, 1), 7.0)
+    return np.hstack([noise[:, :1], relevant[:, :1], noise[:, 1:], relevant[:, 1:], constant])
+
+
+def _brute_force_laplacian_score(X, W):
+    """He et al. eqs. (1)-(4), one feature and one pair at a time."""
+    W = W.toarray() if sp.issparse(W) else W
+    d = W.sum(axis=1)
+    scores = []
+    for f in X.T:
+        f_tilde = f - (f @ d) / d.sum()
+        num = 0.5 * sum(
+            W[i, j] * (f[i] - f[j]) ** 2 for i in range(len(f)) for j in range(len(f))
+        )
+        scores.append(num / np.sum(d * f_tilde**2))
+    return np.array(scores)
+
+
+# --- ranking machinery ------------------------------------------------------------------------
+
+
+def test_ranking_orients_scores_and_puts_nan_and_constants_last():
+    scores = np.array([0.3, np.nan, 0.1, 0.3, 0.9])
+    assert list(ranking_from_scores(scores, higher_is_better=False)) == [2, 0, 3, 4, 1]
+    assert list(ranking_from_scores(scores, higher_is_better=True)) == [4, 0, 3, 2, 1]
+    constant = np.array([False, False, True, False, False])
+    assert list(ranking_from_scores(scores, False, constant)) == [0, 3, 4, 1, 2]
+
+
+def test_constant_feature_rule_is_relative_to_magnitude():
+    X = np.array([[1e6, 0.0, 5.0], [1e6 + 1e-7, 1e-13, 5.0], [1e6, 0.0, 5.0 + 1e-3]])
+    # ptp <= 1e-12 * max(1, max|f|)
+    assert list(constant_features(X)) == [True, True, False]
+
+
+def test_variance_score_ranks_by_variance(data):
+    selector = VarianceScore().fit(data)
+    np.testing.assert_allclose(selector.scores_, data.var(axis=0))
+    order = np.argsort(-data.var(axis=0), kind="stable")
+    assert list(selector.ranking_) == list(order)
+    assert selector.ranking_[-1] == data.shape[1] - 1  # the constant feature
+
+
+@pytest.mark.parametrize("ranker", [VarianceScore(), LaplacianScore()])
+def test_sweep_over_m_needs_no_refit(data, ranker):
+    ranker.fit(data)
+    scores = ranker.scores_
+    assert ranker.transform(data).shape == data.shape  # None keeps every feature
+    for m in range(1, data.shape[1] + 1):
+        Xm = ranker.set_params(n_features_to_select=m).transform(data)
+        top = np.sort(ranker.ranking_[:m])
+        np.testing.assert_array_equal(Xm, data[:, top])
+        np.testing.assert_array_equal(ranker.get_support(indices=True), top)
+    assert ranker.scores_ is scores  # nothing was refitted
+
+
+@pytest.mark.parametrize("m", [0, 7, 2.5])
+def test_bad_number_of_selected_features_is_refused(data, m):
+    with pytest.raises((ValueError, TypeError)):
+        VarianceScore(n_features_to_select=m).fit(data)
+    fitted = VarianceScore().fit(data)
+    with pytest.raises((ValueError, TypeError)):
+        fitted.set_params(n_features_to_select=m).transform(data)
+
+
+def test_rankers_do_not_modify_their_input(data):
+    X = data.copy()
+    LaplacianScore(self_loops=True).fit(X)
+    VarianceScore().fit(X)
+    np.testing.assert_array_equal(X, data)
+
+
+# --- Laplacian Score: the math ----------------------------------------------------------------
+
+
+def test_vectorised_score_matches_the_paper_s_pairwise_formula(data):
+    W = knn_graph(data, n_neighbors=5)
+    expected = _brute_force_laplacian_score(data[:, :5], W)
+    np.testing.assert_allclose(laplacian_score(data[:, :5], W), expected, rtol=1e-10)
+
+
+def test_estimator_scores_on_its_own_graph(data):
+    selector = LaplacianScore(n_neighbors=5).fit(data)
+    W = knn_graph(data, n_neighbors=5, t=selector.t_)
+    np.testing.assert_allclose(selector.scores_, laplacian_score(data, W))
+
+
+def test_score_is_affine_invariant(data):
+    W = knn_graph(data, n_neighbors=5)
+    f = data[:, 1]
+    X = np.column_stack([f, 3.0 * f + 10.0, -0.01 * f - 4.0, 1e4 * f])
+    scores = laplacian_score(X, W)
+    np.testing.assert_allclose(scores, scores[0], rtol=1e-9)
+
+
+def test_constant_feature_scores_inf_and_comes_last(data):
+    selector = LaplacianScore().fit(data)
+    constant = data.shape[1] - 1
+    assert selector.scores_[constant] == np.inf
+    assert selector.ranking_[-1] == constant
+    assert selector.constant_mask_[constant]
+
+
+def test_scores_lie_between_0_and_the_largest_generalised_eigenvalue(data):
+    W = knn_graph(data, n_neighbors=5)
+    L, d = laplacian(W, "unnormalized")
+    generalised = scipy.linalg.eigh(L.toarray(), np.diag(d), eigvals_only=True)
+    scores = laplacian_score(data[:, :5], W)
+    assert np.all(scores >= 0)
+    assert np.all(scores <= generalised.max() + 1e-12)
+    assert generalised.max() <= 2 + 1e-12
+    # the minimum over all features is the Fiedler value, attained by the Fiedler vector
+    values, vectors = scipy.linalg.eigh(L.toarray(), np.diag(d), subset_by_index=[0, 1])
+    fiedler = vectors[:, [1]]
+    assert laplacian_score(fiedler, W)[0] == pytest.approx(values[1], rel=1e-9)
+    assert np.all(scores >= values[1] - 1e-12)
+
+
+def test_block_indicator_feature_scores_zero():
+    rng = np.random.RandomState(1)
+    blocks = []
+    for m in (5, 7):
+        B = rng.uniform(0.1, 1.0, (m, m))
+        B = B + B.T
+        np.fill_diagonal(B, 0)
+        blocks.append(B)
+    W = sp.block_diag(blocks).toarray()
+    indicator = np.r_[np.ones(5), np.zeros(7)]
+    X = np.column_stack([indicator, rng.normal(size=12)])
+    scores = laplacian_score(X, W)
+    assert scores[0] == pytest.approx(0.0, abs=1e-12)
+    assert scores[1] > 0.1
+
+
+@pytest.mark.parametrize(
+    "self_loops, expected", [(True, lambda n: 1.0), (False, lambda n: n / (n - 1))]
+)
+def test_complete_uniform_graph_values(self_loops, expected):
+    # W = 1 1^T gives L_r = 1; W = 1 1^T - I gives n / (n - 1) (spec 2.1 item 5)
+    n = 9
+    X = np.random.RandomState(2).normal(size=(n, 4))
+    W = np.ones((n, n)) - (0 if self_loops else np.eye(n))
+    np.testing.assert_allclose(laplacian_score(X, W), expected(n), rtol=1e-12)
+    selector = LaplacianScore(n_neighbors=None, weight="binary", self_loops=self_loops).fit(X)
+    np.testing.assert_allclose(selector.scores_, expected(n), rtol=1e-12)
+
+
+def test_relevant_features_rank_first(data):
+    selector = LaplacianScore(n_features_to_select=2).fit(data)
+    assert set(selector.ranking_[:2]) == {1, 4}
+    assert set(selector.get_support(indices=True)) == {1, 4}
+
+
+def test_scores_invariant_to_sample_order(data):
+    perm = np.random.RandomState(3).permutation(len(data))
+    a = LaplacianScore().fit(data).scores_
+    b = LaplacianScore().fit(data[perm]).scores_
+    np.testing.assert_allclose(a, b, rtol=1e-10)
+
+
+def test_full_graph_option_uses_the_heat_kernel_without_diagonal(data):
+    from fsclust.graphs import rbf_affinity
+
+    selector = LaplacianScore(n_neighbors=None, t_rule="seed000").fit(data)
+    W = rbf_affinity(data, t_rule="seed000")
+    np.testing.assert_allclose(selector.scores_, laplacian_score(data, W))
+    assert selector.t_ == pytest.approx(0.0025 * ((data[:, None] - data[None]) ** 2).sum(-1).max())
+
+
+def test_narrow_kernel_degrees_do_not_make_features_constant(data):
+    # with weights ~1e-100 every degree is tiny; the scores must stay scale-free
+    W = knn_graph(data, n_neighbors=5)
+    np.testing.assert_allclose(laplacian_score(data, W * 1e-100), laplacian_score(data, W))
+
+
+def test_numerator_variant_is_the_pairwise_sum_and_prefers_small_variance(data):
+    W = knn_graph(data, n_neighbors=5)
+    Wd = W.toarray()
+    f = data[:, 0]
+    expected = np.sum(Wd * (f[:, None] - f[None, :]) ** 2)
+    assert laplacian_score(data[:, :1], W, variant="numerator")[0] == pytest.approx(expected)
+    X = np.column_stack([f, 0.1 * f])
+    numerator = laplacian_score(X, W, variant="numerator")
+    assert numerator[1] == pytest.approx(0.01 * numerator[0])
+    selector = LaplacianScore(variant="numerator").fit(data)
+    assert selector.scores_[-1] == 0.0  # constant: raw 0 ...
+    assert selector.ranking_[-1] == data.shape[1] - 1  # ... but still ranked last
+
+
+def test_unknown_variant_is_refused(data):
+    with pytest.raises(ValueError, match="variant"):
+        LaplacianScore(variant="half").fit(data)
