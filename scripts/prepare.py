@@ -4,4 +4,4 @@ from fsclust import steps
 
 with steps.logged(snakemake.log[0]):
     steps.prepare(snakemake.wildcards.dataset, snakemake.input.sheet, snakemake.output[0],
-                  raw_path=snakemake.input.get("raw"))
+                  raw_path=list(snakemake.input.raw) if "raw" in snakemake.input.keys() else None)

@@ -15,6 +15,7 @@ import pytest
 from fsclust.datasets import (
     ChecksumError,
     DatasetEntry,
+    catalog_status,
     fetch,
     file_checksum,
     get_entry,
@@ -108,16 +109,145 @@ def test_verify_returns_checksum_or_raises(tmp_path):
 # --- fetching from the mirror ------------------------------------------------------------------
 
 
+def _manifest():
+    with open(MIRROR / "MANIFEST.tsv", newline="") as fh:
+        return list(csv.DictReader(fh, delimiter="\t"))
+
+
 @needs_mirror
 def test_catalog_urls_and_checksums_match_the_manifest(catalog):
-    with open(MIRROR / "MANIFEST.tsv", newline="") as fh:
-        manifest = {row["file"]: row for row in csv.DictReader(fh, delimiter="\t") if row["file"]}
+    by_url = {row["raw_url"]: row for row in _manifest()}
     url_entries = [e for e in catalog.values() if e.source == "url"]
     assert {e.id for e in url_entries} >= set(DESOUTO)
     for entry in url_entries:
-        row = manifest[entry.file]
-        assert entry.url == row["raw_url"]
-        assert entry.checksum == row[entry.checksum_type]  # manifest columns use the same names
+        assert len(entry.urls) == len(entry.files) == len(entry.checksums) >= 1
+        for url, file, checksum in zip(entry.urls, entry.files, entry.checksums, strict=True):
+            row = by_url[url]
+            # Download-only files have no mirror path in the manifest: the catalog lays them out
+            # like the mirror would (its source path under the dataset's folder).
+            assert file == row["file"] or (row["in_mirror"] == "no" and not row["file"])
+            assert checksum == row[entry.checksum_type]  # manifest columns use the same names
+            if row["in_mirror"] == "no":
+                assert entry.checksum_type == "git_blob_sha1"
+
+
+@needs_mirror
+def test_every_data_file_of_the_mirror_is_in_the_catalog(catalog):
+    urls = {url for e in catalog.values() for url in e.urls}
+    data_rows = [r for r in _manifest() if "documentation" not in r["format"]]
+    missing = [r["dataset_id"] + " " + (r["file"] or r["raw_url"]) for r in data_rows
+               if r["raw_url"] not in urls]
+    assert missing == []
+
+
+def _two_file_entry(tmp_path, contents, kind="sha256"):
+    mirror = tmp_path / "mirror"
+    files, sums = [], []
+    for k, content in enumerate(contents):
+        (mirror / "pair").mkdir(parents=True, exist_ok=True)
+        (mirror / "pair" / f"part{k}.txt").write_bytes(content)
+        files.append(f"pair/part{k}.txt")
+        sums.append(file_checksum(mirror / files[-1], kind))
+    entry = DatasetEntry(
+        id="pair", source="url", format="uci", file=";".join(files), checksum_type=kind,
+        checksum=";".join(sums), url=";".join(f"https://example.org/{f}" for f in files),
+        description="two files",
+    )
+    return entry, mirror
+
+
+@pytest.mark.parametrize("kind", ["sha256", "git_blob_sha1"])
+def test_fetch_each_file_of_a_multi_file_dataset(tmp_path, kind):
+    entry, mirror = _two_file_entry(tmp_path, [b"first\n", b"second\n"], kind)
+    assert entry.files == ["pair/part0.txt", "pair/part1.txt"]
+    for selector in ("pair/part1.txt", 1):
+        dest = tmp_path / f"out-{selector!s:.1}" / "x.txt"
+        fetch(entry, dest, mirror=mirror, file=selector)
+        assert dest.read_bytes() == b"second\n"
+    # Without file=..., the destination's path says which file it is (the workflow's layout).
+    dest = tmp_path / "raw" / "pair" / "part0.txt"
+    fetch(entry, dest, mirror=mirror)
+    assert dest.read_bytes() == b"first\n"
+    with pytest.raises(ValueError, match="has 2 files"):
+        fetch(entry, tmp_path / "ambiguous.txt", mirror=mirror)
+    with pytest.raises(ValueError, match="no file 'pair/other.txt'"):
+        fetch(entry, tmp_path / "o.txt", mirror=mirror, file="pair/other.txt")
+    verify(dest, entry, file=0)
+    with pytest.raises(ChecksumError):
+        verify(dest, entry, file=1)  # each file has its own checksum
+
+
+def test_corrupted_second_file_is_refused_and_leaves_nothing(tmp_path):
+    entry, mirror = _two_file_entry(tmp_path, [b"first\n", b"second\n"])
+    (mirror / "pair" / "part1.txt").write_bytes(b"secnod\n")
+    dest_dir = tmp_path / "raw"
+    fetch(entry, dest_dir / "a.txt", mirror=mirror, file=0)
+    with pytest.raises(ChecksumError) as info:
+        fetch(entry, dest_dir / "b.txt", mirror=mirror, file=1)
+    assert entry.checksums[1] in str(info.value) and "part1.txt" in str(info.value)
+    assert [p.name for p in dest_dir.iterdir()] == ["a.txt"]
+
+
+def test_catalog_row_with_unequal_file_and_checksum_lists_is_an_error(tmp_path):
+    from fsclust.datasets import CatalogError
+
+    lines = (REPO / "config" / "datasets.tsv").read_text().splitlines()
+    header = lines[0].split("\t")
+    row = next(line.split("\t") for line in lines if line.startswith("uci-segmentation\t"))
+    row[header.index("checksum")] = row[header.index("checksum")].split(";")[0]
+    path = tmp_path / "datasets.tsv"
+    path.write_text("\n".join([lines[0], "\t".join(row)]) + "\n")
+    with pytest.raises(CatalogError, match="column 'checksum': 1 ';'-separated entries for 2"):
+        load_catalog(path, schema=REPO / "workflow" / "schemas" / "datasets.schema.yaml")
+
+
+# --- presence and checksums of the local files (fsclust datasets --check) -----------------------
+
+
+def test_catalog_status_reports_ok_mismatch_and_absent(tmp_path):
+    entry, mirror = _two_file_entry(tmp_path, [b"first\n", b"second\n"])
+    data_dir = tmp_path / "data" / "raw"
+    (data_dir / "pair").mkdir(parents=True)
+    (data_dir / "pair" / "part0.txt").write_bytes(b"tampered\n")  # local copy wins over the mirror
+    catalog = {"pair": entry}
+    status = {s.file: s for s in catalog_status(catalog, data_dir, mirror, check=True)}
+    assert status["pair/part0.txt"].status == "MISMATCH"
+    assert status["pair/part0.txt"].location == "data"
+    assert entry.checksums[0] in status["pair/part0.txt"].detail
+    assert status["pair/part1.txt"].status == "OK"
+    assert status["pair/part1.txt"].location == "mirror"
+    (mirror / "pair" / "part1.txt").unlink()
+    status = {s.file: s for s in catalog_status(catalog, data_dir, mirror, check=False)}
+    assert status["pair/part0.txt"].status == "present"
+    assert status["pair/part1.txt"].status == "absent"
+
+
+def test_cli_datasets_check_exit_code(tmp_path, monkeypatch, capsys):
+    from fsclust.cli import main
+
+    entry, mirror = _two_file_entry(tmp_path, [b"first\n", b"second\n"])
+    lines = (REPO / "config" / "datasets.tsv").read_text().splitlines()
+    header = lines[0].split("\t")
+    cells = {c: "" for c in header}
+    cells.update(id="pair", source="url", url=entry.url, file=entry.file,
+                 checksum_type="sha256", checksum=entry.checksum, format="uci",
+                 substitute="no", n_samples="2", n_features="1", n_classes="1",
+                 description="two files")
+    (tmp_path / "config").mkdir()
+    sheet = tmp_path / "config" / "datasets.tsv"
+    sheet.write_text(lines[0] + "\n" + "\t".join(cells[c] for c in header) + "\n")
+    schema_dir = tmp_path / "workflow" / "schemas"
+    schema_dir.mkdir(parents=True)
+    shutil.copy(REPO / "workflow" / "schemas" / "datasets.schema.yaml", schema_dir)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("FSCLUST_MIRROR", raising=False)
+    assert main(["datasets", "--catalog", str(sheet), "--mirror", str(mirror), "--check"]) == 0
+    out = capsys.readouterr().out
+    assert "2 x 1 x 1" in out and "OK" in out
+    (mirror / "pair" / "part1.txt").write_bytes(b"damaged\n")
+    monkeypatch.setenv("FSCLUST_MIRROR", str(mirror))
+    assert main(["datasets", "--catalog", str(sheet), "--check"]) == 1
+    assert "MISMATCH pair  pair/part1.txt" in capsys.readouterr().out
 
 
 @needs_mirror

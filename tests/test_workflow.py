@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import REPO
+REPO = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.workflow
 
@@ -35,6 +35,7 @@ TINY = {
 def _workdir(tmp_path, name):
     """A copy of the workflow (not data/ or results/) to run in isolation."""
     work = tmp_path / name
+    work.mkdir()
     for part in ("Snakefile", "workflow", "scripts", "config", "envs", "src"):
         src = REPO / part
         (shutil.copytree if src.is_dir() else shutil.copy)(src, work / part)

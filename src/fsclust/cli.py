@@ -2,7 +2,7 @@
 
     fsclust rank --method laplacian --input expr.tsv --output ranking.tsv [--n-clusters K]
                  [--seed S] [--label-column COL] [--set n_neighbors=10 ...]
-    fsclust datasets [--catalog config/datasets.tsv]
+    fsclust datasets [--catalog config/datasets.tsv] [--mirror DIR] [--check]
     fsclust methods
     fsclust --version
 """
@@ -50,17 +50,52 @@ def _cmd_rank(args):
 
 
 def _cmd_datasets(args):
-    from fsclust.datasets import load_catalog
+    from pathlib import Path
+
+    from fsclust.datasets import catalog_status, default_mirror, load_catalog
 
     catalog = load_catalog(args.catalog)
-    rows = [("id", "source", "format", "substitute", "papers", "description")]
+    mirror = getattr(args, "mirror", None) or default_mirror()
+    check = getattr(args, "check", False)
+    status = catalog_status(catalog, Path("data") / "raw", mirror, check=check)
+    by_dataset = {}
+    for st in status:
+        by_dataset.setdefault(st.dataset, []).append(st)
+
+    def size(entry):
+        cells = [entry.n_samples, entry.n_features, entry.n_classes]
+        return " x ".join("?" if c is None else str(c) for c in cells)
+
+    def local(entry):
+        files = by_dataset.get(entry.id, [])
+        if not files:
+            return "built-in"
+        present = [f for f in files if f.status != "absent"]
+        if not present:
+            return "absent"
+        where = "+".join(sorted({f.location for f in present}))
+        return where if len(present) == len(files) else f"partial ({where})"
+
+    rows = [("id", "n x d x k", "source", "substitute", "local", "papers")]
     for entry in catalog.values():
-        rows.append((entry.id, entry.source, entry.format, "yes" if entry.substitute else "no",
-                     entry.papers or "", entry.description or ""))
+        rows.append((entry.id, size(entry), f"{entry.source}/{entry.format}",
+                     "yes" if entry.substitute else "no", local(entry), entry.papers or ""))
     widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]) - 1)]
     for r in rows:
         print("  ".join(str(v).ljust(w) for v, w in zip(r, widths)) + "  " + str(r[-1]))
-    return 0
+    if not check:
+        return 0
+    print()
+    mismatch = 0
+    for st in status:
+        where = f" ({st.location}: {st.path})" if st.path else ""
+        detail = f"; {st.detail}" if st.detail else ""
+        print(f"{st.status:<8} {st.dataset}  {st.file}{where}{detail}")
+        mismatch += st.status == "MISMATCH"
+    counts = {s: sum(st.status == s for st in status) for s in ("OK", "MISMATCH", "absent")}
+    print(f"checked {len(status)} files: {counts['OK']} OK, {counts['MISMATCH']} MISMATCH, "
+          f"{counts['absent']} absent", file=sys.stderr)
+    return 1 if mismatch else 0
 
 
 def _cmd_methods(args):
@@ -90,6 +125,9 @@ def build_parser():
 
     datasets = sub.add_parser("datasets", help="list the dataset registry")
     datasets.add_argument("--catalog", default=None, help="dataset sheet (default config/datasets.tsv)")
+    datasets.add_argument("--mirror", default=None, help="offline data mirror (default $FSCLUST_MIRROR)")
+    datasets.add_argument("--check", action="store_true",
+                          help="verify present files against their checksums (exit 1 on a mismatch)")
     datasets.set_defaults(func=_cmd_datasets)
 
     methods = sub.add_parser("methods", help="list the registered methods and clusterers")

@@ -44,13 +44,14 @@ def download(entry_id, sheet, out_path, mirror=None):
     from fsclust.datasets import fetch, get_entry, load_catalog
 
     entry = get_entry(load_catalog(sheet), entry_id)
-    log.info("fetching %s from %s", entry.id, mirror or entry.url)
+    log.info("fetching %s (%s) from %s", out_path, entry.id, mirror or "its pinned URL")
     fetch(entry, out_path, mirror=mirror)
     log.info("verified %s (%s %s)", out_path, entry.checksum_type, entry.checksum)
 
 
 def prepare(dataset, sheet, out_path, raw_path=None):
-    """Load and preprocess ``dataset`` into the standard ``.npz`` file."""
+    """Load and preprocess ``dataset`` (from one file or a list, in the entry's file order)
+    into the standard ``.npz`` file."""
     from fsclust.datasets import get_entry, load_catalog, prepare as prepare_entry, save_dataset
 
     entry = get_entry(load_catalog(sheet), dataset)

@@ -76,15 +76,16 @@ def exp_resources(rule_name, mem_mb, runtime):
     return get("mem_mb", mem_mb), get("runtime", runtime)
 
 
-def raw_file(dataset):
-    """Path of the downloaded file of a url dataset (same layout as the mirror)."""
-    return f"data/raw/{CATALOG[dataset].file}"
+def raw_files(dataset):
+    """Paths of the downloaded files of a url dataset (same layout as the mirror)."""
+    return [f"data/raw/{f}" for f in CATALOG[dataset].files]
 
 
 def entry_for_file(path):
-    """The catalog id of the url dataset whose file is `path` (relative to data/raw)."""
+    """The first url dataset that has `path` (relative to data/raw) among its files; several
+    datasets may share a file (e.g. a substitute that drops classes), with one checksum."""
     for entry in CATALOG.values():
-        if entry.source == "url" and entry.file == path:
+        if entry.source == "url" and path in entry.files:
             return entry.id
     raise ValueError(f"no url dataset in {config['datasets_sheet']} has the file {path!r}")
 
@@ -92,7 +93,7 @@ def entry_for_file(path):
 def prepare_inputs(wildcards):
     inputs = {"sheet": config["datasets_sheet"]}
     if CATALOG[wildcards.dataset].source == "url":
-        inputs["raw"] = raw_file(wildcards.dataset)
+        inputs["raw"] = raw_files(wildcards.dataset)
     return inputs
 
 

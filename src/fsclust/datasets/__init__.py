@@ -4,9 +4,13 @@ Typical use (what the workflow's download and prepare rules do)::
 
     catalog = load_catalog()                        # config/datasets.tsv, validated
     entry = get_entry(catalog, "desouto-armstrong-2002-v2")
-    fetch(entry, "data/raw/" + entry.file, mirror="../shared/data")   # checksum-verified
-    ds = prepare(entry, "data/raw/" + entry.file)   # load_raw, then the preprocess recipe
+    for f in entry.files:                           # one or more files, checksum-verified
+        fetch(entry, "data/raw/" + f, mirror="../shared/data", file=f)
+    ds = prepare(entry, ["data/raw/" + f for f in entry.files])   # load_raw, then the recipe
     save_dataset(ds, "data/prepared/desouto-armstrong-2002-v2.npz")
+
+``catalog_status(catalog, "data/raw", mirror)`` says which files are present and, with
+``check=True``, whether they match their checksums (``fsclust datasets --check``).
 
 This package imports nothing from the rest of fsclust except :mod:`fsclust._io`.
 """
@@ -19,8 +23,32 @@ from fsclust.datasets.catalog import (
     get_entry,
     load_catalog,
 )
-from fsclust.datasets.download import ChecksumError, default_mirror, fetch, file_checksum, verify
-from fsclust.datasets.loaders import load_raw, read_desouto, read_table
+from fsclust.datasets.download import (
+    ChecksumError,
+    FileStatus,
+    catalog_status,
+    default_mirror,
+    fetch,
+    file_checksum,
+    select_file,
+    verify,
+)
+from fsclust.datasets.formats import (
+    read_mat,
+    read_orange,
+    read_rdata,
+    read_res,
+    read_uci,
+    read_usps_h5,
+    read_zp_toy,
+)
+from fsclust.datasets.loaders import (
+    concat_datasets,
+    load_raw,
+    read_desouto,
+    read_table,
+    select_classes,
+)
 from fsclust.datasets.preprocess import (
     STEPS,
     apply_recipe,
@@ -32,6 +60,7 @@ from fsclust.datasets.preprocess import (
 )
 from fsclust.datasets.store import Dataset, load_dataset, save_dataset
 from fsclust.datasets.synthetic import make_blobs_with_irrelevant, make_irrelevant_features
+from fsclust.datasets.wavelets import haar1280, haar_features
 
 __all__ = [
     "COLUMNS",
@@ -40,13 +69,18 @@ __all__ = [
     "ChecksumError",
     "Dataset",
     "DatasetEntry",
+    "FileStatus",
     "UnknownDatasetError",
     "apply_recipe",
+    "catalog_status",
+    "concat_datasets",
     "default_mirror",
     "divide",
     "fetch",
     "file_checksum",
     "get_entry",
+    "haar1280",
+    "haar_features",
     "load_catalog",
     "load_dataset",
     "load_raw",
@@ -56,8 +90,17 @@ __all__ = [
     "parse_recipe",
     "prepare",
     "read_desouto",
+    "read_mat",
+    "read_orange",
+    "read_rdata",
+    "read_res",
     "read_table",
+    "read_uci",
+    "read_usps_h5",
+    "read_zp_toy",
     "save_dataset",
+    "select_classes",
+    "select_file",
     "standardize",
     "threshold",
     "verify",
@@ -70,8 +113,9 @@ def prepare(entry, raw_path=None):
     Parameters
     ----------
     entry : DatasetEntry
-    raw_path : str or Path, optional
-        The fetched raw file (file formats only; see :func:`load_raw`).
+    raw_path : str or Path or list of them, optional
+        The fetched raw file(s) (file formats only), in the order of ``entry.files``; see
+        :func:`load_raw`.
 
     Returns
     -------

@@ -14,14 +14,23 @@ Columns (the JSON schema ``workflow/schemas/datasets.schema.yaml`` describes eac
     (``desouto-armstrong-2002-v2/armstrong-2002-v2_database.txt``).
 ``checksum_type``, ``checksum``
     ``sha256`` (64 hex digits) or ``git_blob_sha1`` (40 hex digits) of the raw file.
+
+    A dataset made of several files (UCI Segmentation 2310 = ``segmentation.data`` +
+    ``segmentation.test``) lists them ``;``-separated in ``url``, ``file`` and ``checksum``,
+    in the same order; :attr:`DatasetEntry.files`, ``.urls`` and ``.checksums`` are the lists.
+    Several datasets may share a file (a subset, another recipe).
 ``format``
-    Loader: ``desouto``, ``sklearn``, ``synthetic``, ``tsv``, ``csv``.
+    Loader: ``desouto``, ``sklearn``, ``synthetic``, ``tsv``, ``csv``, ``mat``, ``res``,
+    ``rdata``, ``orange``, ``uci``, ``h5``, ``zptoy`` (see :mod:`fsclust.datasets.loaders`).
 ``options``
     JSON object of loader options (an empty cell means ``{}``).
 ``preprocess``
     Recipe, see :mod:`fsclust.datasets.preprocess`; empty for none.
 ``substitute``
     ``yes`` when the data stands in for a paper's dataset that could not be obtained.
+``n_samples``, ``n_features``, ``n_classes``
+    The size AFTER loading and preprocessing (blank when unknown); the tests check every
+    mirrored dataset against them. For unlabelled data ``n_classes`` is the number of clusters.
 ``papers``, ``description``
     Free text: which papers use it; what it is and every preprocessing decision.
 
@@ -62,6 +71,9 @@ COLUMNS = (
     "options",
     "preprocess",
     "substitute",
+    "n_samples",
+    "n_features",
+    "n_classes",
     "papers",
     "description",
 )
@@ -98,8 +110,30 @@ class DatasetEntry:
     substitute: bool = False
     papers: str = ""
     description: str = ""
+    n_samples: int | None = None
+    n_features: int | None = None
+    n_classes: int | None = None
 
     __hash__ = None  # options is a dict
+
+    @property
+    def files(self):
+        """The raw files (relative paths), in order; empty for sklearn / synthetic data."""
+        return _split(self.file)
+
+    @property
+    def urls(self):
+        """The pinned URLs, one per file."""
+        return _split(self.url)
+
+    @property
+    def checksums(self):
+        """The checksums (all of type ``checksum_type``), one per file."""
+        return _split(self.checksum)
+
+
+def _split(cell):
+    return [part.strip() for part in cell.split(";") if part.strip()] if cell else []
 
 
 def find_repo_file(relative, start=None):
@@ -204,6 +238,7 @@ def load_catalog(path=None, schema=None):
                 row_problems.append(f"{where}, column 'preprocess': {err}")
             if row["id"] in catalog:
                 row_problems.append(f"{where}, column 'id': duplicate id {row['id']!r}")
+            row_problems.extend(_count_problems(row, where))
         if row_problems:
             problems.extend(row_problems)
             continue
@@ -220,10 +255,32 @@ def load_catalog(path=None, schema=None):
             substitute=row["substitute"] == "yes",
             papers=row["papers"],
             description=row["description"],
+            n_samples=_int_or_none(row["n_samples"]),
+            n_features=_int_or_none(row["n_features"]),
+            n_classes=_int_or_none(row["n_classes"]),
         )
     if problems:
         raise CatalogError(f"{path}: invalid dataset catalog:\n  " + "\n  ".join(problems))
     return catalog
+
+
+def _int_or_none(cell):
+    return int(cell) if cell.strip() else None
+
+
+def _count_problems(row, where):
+    # url, file and checksum list the same files in the same order.
+    files, urls, sums = _split(row["file"]), _split(row["url"]), _split(row["checksum"])
+    problems = []
+    for column, values in (("url", urls), ("checksum", sums)):
+        if values and len(values) != len(files):
+            problems.append(
+                f"{where}, column {column!r}: {len(values)} ';'-separated entries for "
+                f"{len(files)} file(s); give one per file, in the order of 'file'"
+            )
+    if len(set(files)) != len(files):
+        problems.append(f"{where}, column 'file': a file is listed twice")
+    return problems
 
 
 def _column_of(err):

@@ -6,6 +6,11 @@ bytes go to a temporary file in the destination's directory, which is checked an
 
 A mirror is a directory laid out like the catalog's ``file`` column (the project's offline copy
 is ``../shared/data``); with a mirror the network is never used.
+
+A dataset may have several files (``entry.files``); :func:`fetch` and :func:`verify` handle one
+file at a time, chosen with ``file=`` (its relative path or its position in ``entry.files``).
+:func:`catalog_status` says, for every file of every dataset, whether it is present locally and
+(optionally) whether its checksum matches.
 """
 
 from __future__ import annotations
@@ -15,11 +20,22 @@ import os
 import shutil
 import urllib.error
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 
 from fsclust._io import atomic_path
 
-__all__ = ["CHECKSUM_TYPES", "ChecksumError", "file_checksum", "verify", "fetch", "default_mirror"]
+__all__ = [
+    "CHECKSUM_TYPES",
+    "ChecksumError",
+    "FileStatus",
+    "file_checksum",
+    "verify",
+    "fetch",
+    "default_mirror",
+    "select_file",
+    "catalog_status",
+]
 
 CHECKSUM_TYPES = ("sha256", "git_blob_sha1")
 _CHUNK = 1 << 20
@@ -61,13 +77,59 @@ def file_checksum(path, kind="sha256"):
     return digest.hexdigest()
 
 
-def verify(path, entry, *, name=None, fix=None):
+def select_file(entry, file=None, dest=None):
+    """Index in ``entry.files``: the only file, the one named, or the one ``dest`` ends with.
+
+    Parameters
+    ----------
+    entry : DatasetEntry
+    file : str or int, optional
+        A relative path from ``entry.files`` or its index. Default: the entry's only file, or
+        (several files) the one whose relative path ``dest`` ends with.
+    dest : str or Path, optional
+        The destination path, used only to resolve ``file=None`` for a multi-file entry.
+
+    Raises
+    ------
+    ValueError
+        The entry has no file, ``file`` is not one of its files, or the choice is ambiguous.
+    """
+    files = entry.files
+    if not files:
+        raise ValueError(f"dataset {entry.id!r} has no file in the catalog")
+    if file is None:
+        if len(files) == 1:
+            return 0
+        if dest is not None:
+            dest = Path(dest).as_posix()
+            matches = [i for i, f in enumerate(files) if dest == f or dest.endswith("/" + f)]
+            if len(matches) == 1:
+                return matches[0]
+        raise ValueError(
+            f"dataset {entry.id!r} has {len(files)} files ({', '.join(files)}); say which one "
+            "with file=..."
+        )
+    if isinstance(file, int) and not isinstance(file, bool):
+        if 0 <= file < len(files):
+            return file
+        raise ValueError(f"dataset {entry.id!r} has {len(files)} file(s); no file number {file}")
+    if str(file) in files:
+        return files.index(str(file))
+    raise ValueError(
+        f"dataset {entry.id!r} has no file {file!r}; its files: {', '.join(files)}"
+    )
+
+
+def verify(path, entry, *, name=None, fix=None, file=None):
     """Check ``path`` against the checksum of catalog ``entry``; return the checksum.
 
     Parameters
     ----------
     path : str or Path
     entry : DatasetEntry
+    file : str or int, optional
+        Which of the entry's files ``path`` is (see :func:`select_file`); needed only for a
+        dataset with several files, else resolved from ``path``'s name.
     name : str, optional
         How to name the file in the error message (default: ``path``).
     fix : str, optional
@@ -80,20 +142,22 @@ def verify(path, entry, *, name=None, fix=None):
     """
     if not entry.checksum_type or not entry.checksum:
         raise ValueError(f"dataset {entry.id!r} has no checksum in the catalog; cannot verify")
+    index = select_file(entry, file, dest=path)
+    expected = entry.checksums[index].lower()
     actual = file_checksum(path, entry.checksum_type)
-    if actual != entry.checksum.lower():
+    if actual != expected:
         name = str(path) if name is None else name
         fix = fix or f"delete {path} and download it again"
         raise ChecksumError(
             f"dataset {entry.id!r}: checksum mismatch for {name}: expected {entry.checksum_type} "
-            f"{entry.checksum}, got {actual}. The file is corrupted, truncated or not the "
+            f"{expected}, got {actual}. The file is corrupted, truncated or not the "
             f"pinned version; {fix}."
         )
     return actual
 
 
-def fetch(entry, dest, mirror=None, timeout=60):
-    """Copy or download the raw file of ``entry`` to ``dest``, verified.
+def fetch(entry, dest, mirror=None, file=None, timeout=60):
+    """Copy or download one raw file of ``entry`` to ``dest``, verified.
 
     Parameters
     ----------
@@ -102,8 +166,11 @@ def fetch(entry, dest, mirror=None, timeout=60):
     dest : str or Path
         Destination file; parent directories are created.
     mirror : str or Path, optional
-        Directory laid out like the catalog's ``file`` column. When given, ``mirror/entry.file``
+        Directory laid out like the catalog's ``file`` column. When given, ``mirror/<file>``
         is copied and the network is not used.
+    file : str or int, optional
+        Which of ``entry.files`` (relative path or index; see :func:`select_file`). Default:
+        the only file; for a multi-file dataset the one ``dest`` ends with, else an error.
     timeout : float
         Seconds before a stalled download fails.
 
@@ -126,46 +193,47 @@ def fetch(entry, dest, mirror=None, timeout=60):
         raise ValueError(
             f"dataset {entry.id!r} has source {entry.source!r}: there is no file to fetch"
         )
+    index = select_file(entry, file, dest)
+    relative = entry.files[index]
     if mirror is not None:
-        src = Path(mirror) / entry.file
+        src = Path(mirror) / relative
         if not src.is_file():
             raise FileNotFoundError(
                 f"dataset {entry.id!r}: mirror file {src} not found; check the mirror "
-                f"directory {mirror} (it must hold {entry.file}) or fetch without a mirror"
+                f"directory {mirror} (it must hold {relative}) or fetch without a mirror"
             )
         origin = str(src)
         fix = f"the mirror copy {src} is damaged: restore it or fetch from the URL"
     elif entry.source == "local":
-        src = Path(entry.file)
+        src = Path(relative)
         if not src.is_file():
             raise FileNotFoundError(f"dataset {entry.id!r}: local file {src} not found")
         origin, fix = str(src), f"check the file {src}"
     else:
         src = None
-        origin, fix = entry.url, "delete it and download again; if it persists the URL changed"
+        url = entry.urls[index]
+        origin, fix = url, "delete it and download again; if it persists the URL changed"
 
     with atomic_path(dest) as tmp:
         if src is not None:
             shutil.copyfile(src, tmp)
         else:
-            _download(entry, tmp, timeout)
+            _download(entry, url, tmp, timeout)
         if entry.checksum:
-            verify(tmp, entry, name=f"{dest.name} (from {origin})", fix=fix)
+            verify(tmp, entry, name=f"{dest.name} (from {origin})", fix=fix, file=index)
     return dest
 
 
-def _download(entry, tmp, timeout):
-    if not entry.url.startswith("https://"):
-        raise ValueError(
-            f"dataset {entry.id!r}: refusing to download a non-https URL {entry.url!r}"
-        )
-    request = urllib.request.Request(entry.url, headers={"User-Agent": "fsclust"})
+def _download(entry, url, tmp, timeout):
+    if not url.startswith("https://"):
+        raise ValueError(f"dataset {entry.id!r}: refusing to download a non-https URL {url!r}")
+    request = urllib.request.Request(url, headers={"User-Agent": "fsclust"})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response, open(tmp, "wb") as fh:
             shutil.copyfileobj(response, fh, _CHUNK)
     except (urllib.error.URLError, TimeoutError, OSError) as err:
         raise OSError(
-            f"dataset {entry.id!r}: download of {entry.url} failed ({err}); check the network, "
+            f"dataset {entry.id!r}: download of {url} failed ({err}); check the network, "
             f"or use an offline mirror (mirror=... / FSCLUST_MIRROR)"
         ) from err
 
@@ -174,3 +242,69 @@ def default_mirror():
     """The mirror directory named by the ``FSCLUST_MIRROR`` environment variable, or None."""
     value = os.environ.get("FSCLUST_MIRROR")
     return Path(value) if value else None
+
+
+@dataclass(frozen=True)
+class FileStatus:
+    """Where one file of one catalog dataset is, and whether its checksum matches.
+
+    ``status`` is ``"OK"`` / ``"MISMATCH"`` (checked), ``"present"`` (found, not checked) or
+    ``"absent"``; ``location`` is ``"data"`` (the local data directory), ``"mirror"`` or ``""``.
+    """
+
+    dataset: str
+    file: str
+    location: str
+    path: str
+    status: str
+    detail: str = ""
+
+
+def catalog_status(catalog, data_dir="data/raw", mirror=None, check=False):
+    """Presence (and, with ``check``, checksum) of every file of every catalog dataset.
+
+    A file is looked for first in ``data_dir`` (the workflow's download directory, laid out
+    like the mirror), then in ``mirror``. Datasets without files (sklearn, synthetic) are
+    skipped. A file shared by several datasets is hashed once.
+
+    Parameters
+    ----------
+    catalog : dict of str -> DatasetEntry
+    data_dir : str or Path or None
+    mirror : str or Path or None
+    check : bool
+        Verify present files against their catalog checksums.
+
+    Returns
+    -------
+    list of FileStatus
+        One per (dataset, file), in catalog and file order.
+    """
+    roots = [(name, Path(d)) for name, d in (("data", data_dir), ("mirror", mirror)) if d]
+    hashes = {}
+    out = []
+    for entry in catalog.values():
+        for index, relative in enumerate(entry.files):
+            found = next(
+                ((name, root / relative) for name, root in roots if (root / relative).is_file()),
+                None,
+            )
+            if found is None:
+                out.append(FileStatus(entry.id, relative, "", "", "absent"))
+                continue
+            location, path = found
+            if not check or not entry.checksums:
+                status = "present" if entry.checksums or not check else "present (no checksum)"
+                out.append(FileStatus(entry.id, relative, location, str(path), status))
+                continue
+            key = (str(path), entry.checksum_type)
+            if key not in hashes:
+                hashes[key] = file_checksum(path, entry.checksum_type)
+            expected = entry.checksums[index].lower()
+            ok = hashes[key] == expected
+            detail = "" if ok else f"expected {entry.checksum_type} {expected}, got {hashes[key]}"
+            out.append(
+                FileStatus(entry.id, relative, location, str(path), "OK" if ok else "MISMATCH",
+                           detail)
+            )
+    return out

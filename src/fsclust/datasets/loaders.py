@@ -18,7 +18,14 @@
     A table with samples in rows: a header line (first cell: any name for the sample-id column,
     then one name per column), then one line per sample starting with its id. Option
     ``label_column`` names the column holding the class labels, if any; every other column must
-    be numeric.
+    be numeric. Option ``id_column: false`` for files without a sample-id column.
+``mat``, ``zptoy``, ``res``, ``rdata``, ``orange``, ``uci``, ``h5``
+    MATLAB, Zelnik-Manor & Perona toy sets, GenePattern, R, Orange, UCI text and USPS HDF5:
+    see :mod:`fsclust.datasets.formats` (the options are the readers' keyword arguments).
+
+Every file format also takes the options ``classes`` / ``drop_classes``
+(:func:`select_classes`), and a dataset with several files stacks their samples
+(:func:`concat_datasets`).
 
 Class labels become indices into ``class_names``, which is sorted (numerically when every label
 is a number), so the labelling does not depend on the order of the samples.
@@ -28,14 +35,18 @@ from __future__ import annotations
 
 import csv
 import inspect
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
+from fsclust.datasets import formats
+from fsclust.datasets._parse import _encode_labels, _is_number, _read_lines, _to_float, _unquote
 from fsclust.datasets.store import Dataset
 from fsclust.datasets.synthetic import make_blobs_with_irrelevant
 
-__all__ = ["load_raw", "read_table", "read_desouto", "LOADERS"]
+__all__ = ["load_raw", "read_table", "read_desouto", "select_classes", "concat_datasets",
+           "LOADERS"]
 
 _SKLEARN = {
     "iris": "load_iris",
@@ -43,7 +54,6 @@ _SKLEARN = {
     "breast_cancer": "load_breast_cancer",
     "digits": "load_digits",
 }
-_MISSING = {"", "na", "nan", "null", "?"}
 
 
 def _provenance(entry, loader, path=None):
@@ -63,23 +73,53 @@ def _provenance(entry, loader, path=None):
     }
 
 
+def _file_readers():
+    return {
+        "desouto": (read_desouto, ()),
+        "tsv": (partial(read_table, sep="\t"), ("label_column", "id_column")),
+        "csv": (partial(read_table, sep=","), ("label_column", "id_column")),
+        "mat": (formats.read_mat, ("x", "y", "image_shape", "image_order", "first_per_class")),
+        "zptoy": (formats.read_zp_toy, ("set", "n_irrelevant", "correlation", "random_state")),
+        "res": (formats.read_res, ("labels",)),
+        "rdata": (formats.read_rdata, ("object", "class_prefixes")),
+        "orange": (formats.read_orange, ("label_column",)),
+        "uci": (
+            formats.read_uci,
+            ("label_column", "skip_rows", "drop_columns", "missing", "names_line",
+             "feature_names"),
+        ),
+        "h5": (formats.read_usps_h5, ("groups",)),
+    }
+
+
+_GENERIC_OPTIONS = ("classes", "drop_classes")
+
+
 def load_raw(entry, path=None):
     """Load the raw data of a catalog entry, before any preprocessing recipe.
 
     Parameters
     ----------
     entry : DatasetEntry
-    path : str or Path, optional
-        The fetched raw file for the file formats (``desouto``, ``tsv``, ``csv``). For
-        ``source = local`` it defaults to ``entry.file``. Ignored for ``sklearn`` and
-        ``synthetic``.
+    path : str or Path or list of them, optional
+        The fetched raw file(s) for the file formats, in the order of ``entry.files``; a
+        dataset with several files is their samples stacked in that order (same features; the
+        classes are encoded over the union). For ``source = local`` it defaults to
+        ``entry.files``. Ignored for ``sklearn`` and ``synthetic``.
 
     Returns
     -------
     Dataset
         With ``provenance`` describing the catalog entry and the loader.
+
+    Notes
+    -----
+    Options ``classes`` (labels to keep, relabelled 0..k-1 in the order given) and
+    ``drop_classes`` (labels to remove) apply to every file format, after loading (e.g. the
+    USPS pairs ``{"classes": [4, 9]}``; LUNG without SCLC ``{"drop_classes": ["SCLC"]}``).
     """
     options = dict(entry.options)
+    paths = None
     if entry.format == "sklearn":
         ds = _load_sklearn(**options)
     elif entry.format == "synthetic":
@@ -91,34 +131,131 @@ def load_raw(entry, path=None):
                 f"valid: {', '.join(sorted(allowed))}"
             )
         ds = make_blobs_with_irrelevant(**options)
-    elif entry.format in ("desouto", "tsv", "csv"):
-        if path is None and entry.source == "local":
-            path = entry.file
-        if path is None:
-            raise ValueError(
-                f"dataset {entry.id!r} ({entry.format}) needs its raw file: fetch it first and "
-                "pass path=..."
-            )
-        if entry.format == "desouto":
-            ds = read_desouto(path)
-        else:
-            unknown = sorted(set(options) - {"label_column"})
-            if unknown:
-                raise ValueError(
-                    f"dataset {entry.id!r}: unknown {entry.format} option(s) {unknown}; "
-                    "valid: label_column"
-                )
-            sep = "\t" if entry.format == "tsv" else ","
-            ds = read_table(path, label_column=options.get("label_column"), sep=sep)
     else:
-        raise ValueError(
-            f"dataset {entry.id!r}: unknown format {entry.format!r}; "
-            "valid: sklearn, synthetic, desouto, tsv, csv"
+        readers = _file_readers()
+        if entry.format not in readers:
+            raise ValueError(
+                f"dataset {entry.id!r}: unknown format {entry.format!r}; valid: sklearn, "
+                f"synthetic, {', '.join(readers)}"
+            )
+        reader, allowed = readers[entry.format]
+        unknown = sorted(set(options) - set(allowed) - set(_GENERIC_OPTIONS))
+        if unknown:
+            raise ValueError(
+                f"dataset {entry.id!r}: unknown {entry.format} option(s) {unknown}; valid: "
+                f"{', '.join((*allowed, *_GENERIC_OPTIONS))}"
+            )
+        if path is None and entry.source == "local":
+            path = entry.files
+        if path is None or (isinstance(path, list | tuple) and not path):
+            raise ValueError(
+                f"dataset {entry.id!r} ({entry.format}) needs its raw file(s) "
+                f"{', '.join(entry.files)}: fetch them first and pass path=..."
+            )
+        paths = [Path(p) for p in path] if isinstance(path, list | tuple) else [Path(path)]
+        if entry.files and len(paths) != len(entry.files):
+            raise ValueError(
+                f"dataset {entry.id!r} has {len(entry.files)} file(s) ({', '.join(entry.files)})"
+                f" but {len(paths)} path(s) were given; pass them in that order"
+            )
+        kwargs = {k: v for k, v in options.items() if k in allowed}
+        if "image_shape" in kwargs:
+            kwargs["image_shape"] = tuple(kwargs["image_shape"])
+        parts = [reader(p, **kwargs) for p in paths]
+        ds = parts[0] if len(parts) == 1 else concat_datasets(parts, paths)
+        ds = select_classes(
+            ds, options.get("classes"), options.get("drop_classes"), where=f"dataset {entry.id!r}"
         )
-    provenance = _provenance(entry, entry.format, path)
+    where = None
+    if paths is not None:
+        where = str(paths[0]) if len(paths) == 1 else [str(p) for p in paths]
+    provenance = _provenance(entry, entry.format, where)
     provenance.update({k: v for k, v in ds.provenance.items() if k not in provenance})
     ds.provenance = provenance
     return ds
+
+
+def concat_datasets(parts, paths=None):
+    """Stack the samples of datasets with the same features; classes encoded over the union.
+
+    Sample names that repeat across parts are prefixed with their file's name.
+    """
+    first = parts[0]
+    for k, part in enumerate(parts[1:], start=1):
+        name = paths[k] if paths is not None else f"part {k}"
+        if part.feature_names != first.feature_names:
+            raise ValueError(
+                f"{name}: its {part.n_features} features differ from those of "
+                f"{paths[0] if paths is not None else 'part 0'} ({first.n_features}); "
+                "cannot stack the files"
+            )
+        if (part.y is None) != (first.y is None):
+            raise ValueError(f"{name}: one file has labels and another has none")
+    samples = [s for part in parts for s in part.sample_names]
+    if len(set(samples)) != len(samples) and paths is not None:
+        samples = [f"{Path(p).name}:{s}" for p, part in zip(paths, parts, strict=True)
+                   for s in part.sample_names]
+    y = class_names = None
+    if first.y is not None:
+        labels = [part.class_names[i] for part in parts for i in part.y]
+        y, class_names = _encode_labels(labels)
+    provenance = dict(first.provenance)
+    provenance["samples_per_file"] = [part.n_samples for part in parts]
+    return Dataset(
+        X=np.vstack([part.X for part in parts]),
+        y=y,
+        feature_names=first.feature_names,
+        sample_names=samples,
+        class_names=class_names,
+        provenance=provenance,
+        relevant_features=first.relevant_features,
+    )
+
+
+def select_classes(ds, classes=None, drop_classes=None, where="dataset"):
+    """Keep the samples of some classes (relabelled 0..k-1 in the given order) or drop some.
+
+    Labels are matched as text (``4`` matches class ``"4"``). An unknown label is an error
+    listing the classes. ``provenance["dropped_classes"]`` / ``["kept_classes"]`` record it.
+
+    Examples
+    --------
+    >>> ds = Dataset(X=[[0.0], [1.0], [2.0]], y=[0, 1, 2], feature_names=["f"],
+    ...              sample_names=["a", "b", "c"], class_names=["AD", "NL", "SCLC"])
+    >>> out = select_classes(ds, drop_classes=["SCLC"])
+    >>> out.class_names, out.y.tolist(), out.n_samples
+    (['AD', 'NL'], [0, 1], 2)
+    """
+    if classes is None and drop_classes is None:
+        return ds
+    if ds.y is None:
+        raise ValueError(f"{where}: classes / drop_classes given but the data has no labels")
+    if classes is not None and drop_classes is not None:
+        raise ValueError(f"{where}: give classes or drop_classes, not both")
+    names = ds.class_names
+    wanted = [str(c) for c in (classes if classes is not None else drop_classes)]
+    unknown = [c for c in wanted if c not in names]
+    if unknown:
+        raise ValueError(f"{where}: no class(es) {unknown}; classes: {', '.join(names)}")
+    if classes is not None:
+        order = [names.index(c) for c in wanted]
+        provenance_key, record = "kept_classes", wanted
+    else:
+        order = [k for k, c in enumerate(names) if c not in wanted]
+        provenance_key, record = "dropped_classes", wanted
+    lookup = {old: new for new, old in enumerate(order)}
+    keep = np.isin(ds.y, order)
+    provenance = dict(ds.provenance)
+    provenance[provenance_key] = record
+    return Dataset(
+        X=ds.X[keep],
+        y=np.array([lookup[int(v)] for v in ds.y[keep]], dtype=np.int64),
+        feature_names=ds.feature_names,
+        sample_names=[s for s, k in zip(ds.sample_names, keep, strict=True) if k],
+        class_names=[names[k] for k in order],
+        provenance=provenance,
+        relevant_features=ds.relevant_features,
+    )
 
 
 def _load_sklearn(name, classes=None):
@@ -162,51 +299,14 @@ def _load_sklearn(name, classes=None):
     )
 
 
-def _encode_labels(labels):
-    """Sorted class names (numeric order when all labels are numbers) and class indices."""
-    unique = sorted(set(labels))
-    try:
-        unique = sorted(unique, key=float)
-    except ValueError:
-        pass
-    index = {c: k for k, c in enumerate(unique)}
-    return np.array([index[c] for c in labels], dtype=np.int64), unique
-
-
-def _unquote(cell):
-    cell = cell.strip()
-    if len(cell) >= 2 and cell[0] == cell[-1] == '"':
-        return cell[1:-1]
-    return cell
-
-
-def _to_float(cell, where):
-    try:
-        value = float(cell)
-    except ValueError:
-        value = None
-    if value is None or not np.isfinite(value) or cell.strip().lower() in _MISSING:
-        problem = "missing value" if cell.strip().lower() in _MISSING else "non-numeric value"
-        raise ValueError(f"{where}: {problem} {cell!r}")
-    return value
-
-
-def _read_lines(path):
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise ValueError(f"{path}: not a UTF-8 text file ({err})") from None
-    lines = text.splitlines()
-    while lines and not lines[-1].strip():
-        lines.pop()
-    if not lines:
-        raise ValueError(f"{path}: empty file")
-    return lines
-
-
 def read_desouto(path):
     """Read a de Souto et al. (2008) ``*_database.txt`` file (genes x samples) into a Dataset.
+
+    Two files of the collection (lapointe-2004-v1 and -v2) have no gene-id column and no empty
+    first cell: every line holds exactly one cell per sample. They are read as such (genes
+    named ``gene1``, ``gene2``, ...), so their sample count is the number of cells of line 1
+    (69 and 110: line 2 holds that many class labels; MANIFEST.tsv says 68 and 109 because it
+    assumed a gene-id column).
 
     Raises
     ------
@@ -232,6 +332,16 @@ def read_desouto(path):
     path = Path(path)
     lines = _read_lines(path)
     rows = [line.split("\t") for line in lines]
+    if (
+        len(rows) > 2
+        and _unquote(rows[0][0]) != ""
+        and all(len(row) == len(rows[0]) for row in rows)
+        and _is_number(rows[2][0])
+    ):
+        # No gene-id column (lapointe): prepend one so the rest reads the common layout.
+        rows = [["", *rows[0]], ["", *rows[1]]] + [
+            [f"gene{g + 1}", *row] for g, row in enumerate(rows[2:])
+        ]
     samples = [_unquote(c) for c in rows[0][1:]]
     n = len(samples)
     if n == 0 or _unquote(rows[0][0]) != "":
@@ -282,7 +392,7 @@ def read_desouto(path):
     )
 
 
-def read_table(path, label_column=None, sep=None):
+def read_table(path, label_column=None, sep=None, id_column=True):
     """Read a samples x features table (users' own data) into a Dataset.
 
     Parameters
@@ -295,6 +405,10 @@ def read_table(path, label_column=None, sep=None):
         Name of the column holding the class labels; it is removed from the features.
     sep : str, optional
         Field separator; by default chosen from the extension.
+    id_column : bool
+        The first column holds the sample ids (default). False: every column is data or the
+        label column, and the samples are named ``<file name>:<line>`` (the datamicroarray
+        CSV files: a ``labels`` column, then the genes).
 
     Returns
     -------
@@ -330,6 +444,10 @@ def read_table(path, label_column=None, sep=None):
             )
     lines = _read_lines(path)
     rows = list(csv.reader(lines, delimiter=sep))
+    if not id_column:
+        rows = [["sample", *rows[0]]] + [
+            [f"{path.name}:{lineno}", *row] for lineno, row in enumerate(rows[1:], start=2)
+        ]
     header = [c.strip() for c in rows[0]]
     if len(header) < 2:
         raise ValueError(
@@ -389,15 +507,9 @@ def read_table(path, label_column=None, sep=None):
             "loader_detail": "read_table",
             "path": str(path),
             "label_column": label_column,
+            "id_column": id_column,
         },
     )
-
-
-def _is_number(cell):
-    try:
-        return bool(np.isfinite(float(cell)))
-    except ValueError:
-        return False
 
 
 #: Catalog format -> what reads it (for documentation and the CLI's help text).
@@ -405,6 +517,13 @@ LOADERS = {
     "sklearn": "scikit-learn bundled dataset (options: name, classes)",
     "synthetic": "make_blobs_with_irrelevant(**options)",
     "desouto": "read_desouto(path)",
-    "tsv": "read_table(path, label_column, sep='\\t')",
-    "csv": "read_table(path, label_column, sep=',')",
+    "tsv": "read_table(path, label_column, sep='\\t', id_column)",
+    "csv": "read_table(path, label_column, sep=',', id_column)",
+    "mat": "formats.read_mat(path, x, y, image_shape, image_order, first_per_class)",
+    "zptoy": "formats.read_zp_toy(path, set, n_irrelevant, correlation, random_state)",
+    "res": "formats.read_res(path, labels)",
+    "rdata": "formats.read_rdata(path, object, class_prefixes)",
+    "orange": "formats.read_orange(path, label_column)",
+    "uci": "formats.read_uci(path, label_column, skip_rows, drop_columns, missing, ...)",
+    "h5": "formats.read_usps_h5(path, groups)",
 }

@@ -28,6 +28,13 @@ Steps
     base-10 logarithm; every value must be > 0 (threshold with a positive floor first).
 ``divide(divisor)``
     divide every value by ``divisor`` (e.g. 8-bit or 0..16 pixels to [0, 1]).
+``haar1280``
+    rows are square images flattened row-major (32 x 32 = 1024 pixels); replaced by their
+    two-level Haar wavelet features, 1280 for 32 x 32 (Zeng & Cheung 2008 PIE; see
+    :mod:`fsclust.datasets.wavelets`). Monti-style recipes for PIE: ``divide(255);haar1280``.
+
+A step that changes the number of features names the new columns with its ``feature_names``
+attribute (a function of the input width), else ``<step>_<j>``.
 """
 
 from __future__ import annotations
@@ -37,6 +44,8 @@ import inspect
 import re
 
 import numpy as np
+
+from fsclust.datasets.wavelets import haar1280
 
 __all__ = [
     "standardize",
@@ -120,6 +129,7 @@ STEPS = {
     "threshold": threshold,
     "log10": log10,
     "divide": divide,
+    "haar1280": haar1280,
 }
 
 _STEP_RE = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*(?:\((?P<args>[^()]*)\))?$")
@@ -232,6 +242,8 @@ def apply_recipe(ds, recipe, **params):
             f"unknown step(s) {unknown} in parameters; valid steps: {', '.join(STEPS)}"
         )
     X = ds.X
+    feature_names = list(ds.feature_names)
+    relevant = ds.relevant_features
     applied = []
     for name, kwargs in parse_recipe(recipe):
         kwargs = {**kwargs, **params.get(name, {})}
@@ -241,9 +253,18 @@ def apply_recipe(ds, recipe, **params):
                 f"step {name!r} has no parameter(s) {bad}; it takes: "
                 f"{', '.join(_step_params(name)) or 'no parameters'}"
             )
+        width = X.shape[1]
         X = STEPS[name](X, **kwargs)
+        if X.shape[1] != width:
+            namer = getattr(STEPS[name], "feature_names", None)
+            feature_names = (
+                namer(width) if namer else [f"{name}_{j}" for j in range(X.shape[1])]
+            )
+            relevant = None  # the old columns are gone
         applied.append(_describe(name, kwargs))
     provenance = dict(ds.provenance)
     provenance["recipe"] = recipe or ""
     provenance["recipe_steps"] = list(provenance.get("recipe_steps", [])) + applied
-    return dataclasses.replace(ds, X=X, provenance=provenance)
+    return dataclasses.replace(
+        ds, X=X, feature_names=feature_names, provenance=provenance, relevant_features=relevant
+    )

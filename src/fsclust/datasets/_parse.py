@@ -1,0 +1,59 @@
+"""Small text-parsing helpers shared by the loaders (no fsclust imports)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+_MISSING = {"", "na", "nan", "null", "?"}
+
+
+def _encode_labels(labels):
+    """Sorted class names (numeric order when all labels are numbers) and class indices."""
+    unique = sorted(set(labels))
+    try:
+        unique = sorted(unique, key=float)
+    except ValueError:
+        pass
+    index = {c: k for k, c in enumerate(unique)}
+    return np.array([index[c] for c in labels], dtype=np.int64), unique
+
+
+def _unquote(cell):
+    cell = cell.strip()
+    if len(cell) >= 2 and cell[0] == cell[-1] == '"':
+        return cell[1:-1]
+    return cell
+
+
+def _to_float(cell, where):
+    try:
+        value = float(cell)
+    except ValueError:
+        value = None
+    if value is None or not np.isfinite(value) or cell.strip().lower() in _MISSING:
+        problem = "missing value" if cell.strip().lower() in _MISSING else "non-numeric value"
+        raise ValueError(f"{where}: {problem} {cell!r}")
+    return value
+
+
+def _read_lines(path):
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path}: not a UTF-8 text file ({err})") from None
+    lines = text.splitlines()
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if not lines:
+        raise ValueError(f"{path}: empty file")
+    return lines
+
+
+def _is_number(cell):
+    try:
+        return bool(np.isfinite(float(cell)))
+    except ValueError:
+        return False
