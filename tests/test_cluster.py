@@ -248,3 +248,15 @@ def test_knn_graph_and_ncut_agree_on_the_graph(rings):
     model = NormalizedCut(2, affinity="knn", n_neighbors=10, random_state=0).fit(X)
     expected = knn_graph(X, n_neighbors=10, t_rule="seed000")
     assert abs(model.affinity_matrix_ - expected).max() == 0
+
+
+def test_ncut_equals_scikit_learns_spectral_clustering_discretize(blobs):
+    # our dense-eigensolver path computes the same partition as the library function
+    from sklearn.cluster import spectral_clustering
+    from sklearn.metrics import adjusted_rand_score
+
+    X, _ = blobs
+    model = NormalizedCut(3, t_rule="median", random_state=0).fit(X)
+    ref = spectral_clustering(model.affinity_matrix_, n_clusters=3, assign_labels="discretize",
+                              random_state=0)
+    assert adjusted_rand_score(ref, model.labels_) == 1.0
