@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
@@ -108,3 +109,32 @@ def test_bad_config_names_the_key(tmp_path, patch, message):
     proc = _snakemake(work, "--cores", "1", "--dry-run")
     assert proc.returncode != 0
     assert message in proc.stdout + proc.stderr
+
+
+def test_url_dataset_is_fetched_from_the_mirror_verified_and_prepared(tmp_path, mirror):
+    from fsclust.datasets import load_dataset
+
+    work = _workdir(tmp_path, "mirror")
+    target = "data/prepared/desouto-tomlins-2006.npz"
+    proc = _snakemake(work, "--cores", "1", target, "--config", f"mirror={mirror}")
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    raw = work / "data/raw/desouto-tomlins-2006/tomlins-2006_database.txt"
+    assert raw.read_bytes() == (mirror / "desouto-tomlins-2006/tomlins-2006_database.txt").read_bytes()
+    ds = load_dataset(work / target)
+    assert ds.X.shape == (104, 2315) and ds.n_classes == 5
+
+
+def test_corrupted_mirror_file_fails_naming_the_checksums_and_leaves_nothing(tmp_path, mirror):
+    work = _workdir(tmp_path, "corrupt")
+    bad = tmp_path / "badmirror" / "desouto-tomlins-2006"
+    bad.mkdir(parents=True)
+    data = bytearray((mirror / "desouto-tomlins-2006/tomlins-2006_database.txt").read_bytes())
+    data[100] ^= 1
+    (bad / "tomlins-2006_database.txt").write_bytes(bytes(data))
+    proc = _snakemake(work, "--cores", "1", "data/prepared/desouto-tomlins-2006.npz",
+                      "--config", f"mirror={tmp_path / 'badmirror'}")
+    assert proc.returncode != 0
+    log = (work / "logs/download/desouto-tomlins-2006/tomlins-2006_database.txt.log").read_text()
+    assert "tomlins-2006_database.txt" in log and "expected" in log and "actual" in log
+    raw_dir = work / "data/raw/desouto-tomlins-2006"
+    assert not raw_dir.exists() or not any(raw_dir.iterdir())

@@ -150,7 +150,7 @@ def verify(path, entry, *, name=None, fix=None, file=None):
         fix = fix or f"delete {path} and download it again"
         raise ChecksumError(
             f"dataset {entry.id!r}: checksum mismatch for {name}: expected {entry.checksum_type} "
-            f"{expected}, got {actual}. The file is corrupted, truncated or not the "
+            f"{expected}, actual {actual}. The file is corrupted, truncated or not the "
             f"pinned version; {fix}."
         )
     return actual
@@ -302,7 +302,7 @@ def catalog_status(catalog, data_dir="data/raw", mirror=None, check=False):
                 hashes[key] = file_checksum(path, entry.checksum_type)
             expected = entry.checksums[index].lower()
             ok = hashes[key] == expected
-            detail = "" if ok else f"expected {entry.checksum_type} {expected}, got {hashes[key]}"
+            detail = "" if ok else f"expected {entry.checksum_type} {expected}, actual {hashes[key]}"
             out.append(
                 FileStatus(entry.id, relative, location, str(path), "OK" if ok else "MISMATCH",
                            detail)
