@@ -4,5 +4,7 @@ from fsclust import steps
 
 w = snakemake.wildcards
 with steps.logged(snakemake.log[0]):
-    steps.rank(snakemake.input.data, snakemake.output[0], dataset=w.dataset, method=w.method,
-               spec=snakemake.params.spec, seed=int(w.seed))
+    steps.rank(snakemake.input.data, snakemake.output.ranking, dataset=w.dataset, method=w.method,
+               spec=snakemake.params.spec, seed=int(w.seed),
+               class_draw=snakemake.params.class_draw,
+               sidecar_path=snakemake.output.info, metrics=snakemake.params.metrics)

@@ -138,3 +138,52 @@ def test_corrupted_mirror_file_fails_naming_the_checksums_and_leaves_nothing(tmp
     assert "tomlins-2006_database.txt" in log and "expected" in log and "actual" in log
     raw_dir = work / "data/raw/desouto-tomlins-2006"
     assert not raw_dir.exists() or not any(raw_dir.iterdir())
+
+
+def test_download_only_dataset_absent_offline_is_skipped_with_a_warning_and_a_note(tmp_path):
+    work = _workdir(tmp_path, "offline")
+    cfg = yaml.safe_load(yaml.safe_dump(TINY))
+    cfg["experiments"]["tiny"]["datasets"] = ["iris", "skfeature-cll-sub-111"]
+    cfg["experiments"]["tiny"]["seeds"] = [0]
+    cfg["experiments"]["tiny"]["clusterers"] = {"kmeans": {"method": "kmeans"}}
+    cfg["experiments"]["tiny"]["comparisons"] = [{
+        "paper": "003_36a9d4b3820add06.txt", "table_or_figure": "Table 1",
+        "dataset": "CLL-SUB-111", "method": "LS", "metric": "ACC",
+        "ours": {"dataset": "skfeature-cll-sub-111", "method": "laplacian",
+                 "clusterer": "kmeans", "metric": "acc"}}]
+    (work / "tiny.yaml").write_text(yaml.safe_dump(cfg))
+    empty_mirror = tmp_path / "empty-mirror"
+    empty_mirror.mkdir()
+    proc = _snakemake(work, "--cores", "2", "--config", f"mirror={empty_mirror}")
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    out = proc.stdout + proc.stderr
+    warning = "experiment tiny: skipping dataset skfeature-cll-sub-111"
+    assert out.count(warning) == 1
+    res = work / "results" / "tiny"
+    assert "Skipped dataset skfeature-cll-sub-111" in (res / "tables" / "best.md").read_text()
+    compare = pd.read_csv(res / "paper_vs_ours.tsv", sep="\t")
+    assert "skipped" in compare["note"].iloc[0]
+    assert (res / "figures" / "iris.png").exists()
+    assert not (res / "figures" / "skfeature-cll-sub-111.png").exists()
+
+
+def test_class_draws_give_every_method_the_same_classes_per_seed(tmp_path):
+    work = _workdir(tmp_path, "draws")
+    cfg = yaml.safe_load(yaml.safe_dump(TINY))
+    exp = cfg["experiments"]["tiny"]
+    exp.update(datasets=["wine"], seeds=[0, 1], class_draws={"wine": 2},
+               clusterers={"kmeans": {"method": "kmeans"}})
+    (work / "tiny.yaml").write_text(yaml.safe_dump(cfg))
+    proc = _snakemake(work, "--cores", "2")
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    drawn = {}
+    for log in (work / "logs" / "tiny").rglob("*.log"):
+        for line in log.read_text().splitlines():
+            if "drew classes" in line:
+                seed = int(line.split(" seed ")[1].split(":")[0])
+                drawn.setdefault(seed, set()).add(line.split("drew classes ")[1])
+    # ranks and sweeps of every method saw one draw per seed, of 2 classes
+    assert sorted(drawn) == [0, 1]
+    assert all(len(v) == 1 and len(next(iter(v)).split(", ")) == 2 for v in drawn.values())
+    sweeps = pd.read_csv(work / "results/tiny/tables/sweeps.tsv", sep="\t")
+    assert len(sweeps) > 0

@@ -7,6 +7,7 @@ job leaves no half-written file and a rerun resumes from what is complete.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import sys
 import time
@@ -61,30 +62,77 @@ def prepare(dataset, sheet, out_path, raw_path=None):
     save_dataset(ds, out_path)
 
 
-def rank(data_path, out_path, *, dataset, method, spec, seed):
-    """Rank the features of a prepared dataset with one method and one seed."""
-    from fsclust.datasets import load_dataset
-    from fsclust.ranking import rank_features, ranking_table, write_ranking
+def load_view(data_path, dataset, seed, class_draw=None):
+    """The prepared dataset as one repeat sees it: all of it, or ``class_draw`` classes drawn
+    with the repeat's seed (the same draw for every method and clusterer of that repeat)."""
+    from fsclust.datasets import draw_classes, load_dataset
 
     ds = load_dataset(data_path)
+    if class_draw:
+        ds = draw_classes(ds, class_draw, derive_seed(seed, dataset, "class_draw"))
+        log.info("%s seed %d: drew classes %s", dataset, seed, ", ".join(ds.class_names))
+    return ds
+
+
+# Fitted attributes a method may expose beyond scores_/ranking_, kept in the ranking's sidecar
+# JSON: iteration counts, objective histories, the number of features a method selects itself
+# (n_features_selected_), and its own clustering (labels_, evaluated against the classes).
+SIDECAR_ATTRIBUTES = ("n_iter_", "objective_history_", "n_features_selected_", "t_",
+                      "selected_features_", "accuracy_path_")
+
+
+def _jsonable(value):
+    value = np.asarray(value)
+    return value.item() if value.ndim == 0 else value.tolist()
+
+
+def rank_sidecar(ranker, ds, *, dataset, method, seed, random_state, seconds, metrics):
+    """What a ranking run reports besides the ranking (see ``SIDECAR_ATTRIBUTES``)."""
+    from fsclust.metrics import evaluate
+
+    info = {"dataset": dataset, "method": method, "seed": seed, "random_state": random_state,
+            "seconds": round(seconds, 3), "n_samples": int(ds.X.shape[0]),
+            "n_features": int(ds.X.shape[1]),
+            "classes": list(ds.class_names) if ds.class_names else None}
+    for name in SIDECAR_ATTRIBUTES:
+        if hasattr(ranker, name):
+            info[name.rstrip("_")] = _jsonable(getattr(ranker, name))
+    if hasattr(ranker, "labels_") and ds.y is not None:
+        info["labels_metrics"] = evaluate(ds.y, ranker.labels_, metrics)
+    return info
+
+
+def rank(data_path, out_path, *, dataset, method, spec, seed, class_draw=None, sidecar_path=None,
+         metrics=("acc", "nmi", "ari")):
+    """Rank the features of a prepared dataset with one method and one seed.
+
+    Writes the ranking TSV and, if ``sidecar_path`` is given, a JSON of what else the method
+    reports (iterations, objective, its own clustering's ACC/NMI/ARI, timing)."""
+    from fsclust.ranking import rank_features, ranking_table, write_ranking
+
+    ds = load_view(data_path, dataset, seed, class_draw)
     n_clusters = ds.n_classes if ds.y is not None else None
     random_state = derive_seed(seed, dataset, method)
     start = time.perf_counter()
     ranker = rank_features(ds.X, spec["method"], spec.get("params"), n_clusters=n_clusters,
                            random_state=random_state)
+    seconds = time.perf_counter() - start
     log.info("%s on %s (seed %d -> random_state %d): %.2f s", method, dataset, seed,
-             random_state, time.perf_counter() - start)
+             random_state, seconds)
     write_ranking(ranking_table(ranker, ds.feature_names, with_index=True), out_path)
+    if sidecar_path is not None:
+        info = rank_sidecar(ranker, ds, dataset=dataset, method=method, seed=seed,
+                            random_state=random_state, seconds=seconds, metrics=metrics)
+        write_text_atomic(sidecar_path, json.dumps(info, indent=1) + "\n")
 
 
 def sweep(data_path, out_path, *, dataset, method, clusterer, spec, grid_spec, seed, metrics,
-          ranking_path=None):
+          ranking_path=None, class_draw=None):
     """Cluster on the top-m features of a ranking (or on all features) for every m; evaluate."""
-    from fsclust.datasets import load_dataset
     from fsclust.ranking import read_ranking
     from fsclust.sweep import resolve_grid, run_sweep
 
-    ds = load_dataset(data_path)
+    ds = load_view(data_path, dataset, seed, class_draw)
     if ds.y is None:
         raise ValueError(f"dataset {dataset!r} has no class labels: it cannot be evaluated by a sweep")
     d = ds.X.shape[1]
@@ -106,8 +154,11 @@ def sweep(data_path, out_path, *, dataset, method, clusterer, spec, grid_spec, s
     write_table_atomic(result, out_path, float_format="%.10g")
 
 
-def aggregate(sweep_paths, metrics, out):
-    """Write all sweep rows, the per-m summary over seeds and the best/mean table."""
+def aggregate(sweep_paths, metrics, out, skipped=None):
+    """Write all sweep rows, the per-m summary over seeds and the best/mean table.
+
+    ``skipped`` maps a dataset the experiment lists but could not get to the reason; the
+    Markdown table says so, so a gap is never silent."""
     from fsclust.report import best_and_mean, collect_sweeps, summarise, to_markdown
 
     sweeps = collect_sweeps(sweep_paths)
@@ -119,6 +170,8 @@ def aggregate(sweep_paths, metrics, out):
     note = ("Mean over seeds. best_mean: the best mean over the sweep, at best_n_features "
             "(an oracle choice of m, made with the labels); sweep_mean: mean over the sweep; "
             "all_features_mean: the clusterer on all features (nofs).")
+    for dataset, reason in sorted((skipped or {}).items()):
+        note += f"\n\n**Skipped dataset {dataset}**: {reason}"
     write_text_atomic(out["best_md"], to_markdown(best, title="Best and mean over the sweep", note=note) + "\n")
 
 
@@ -130,13 +183,16 @@ def figure(summary_path, dataset, metrics, out_path, title=None):
     plot_sweeps(summary, dataset, metrics, out_path, title=title)
 
 
-def compare(summary_path, paper_results_path, comparisons, out_path, out_md=None):
+def compare(summary_path, paper_results_path, comparisons, out_path, out_md=None, skipped=None):
     """Write ``paper_vs_ours.tsv`` (and a Markdown copy) for an experiment."""
     from fsclust.report import paper_vs_ours, to_markdown
     from fsclust.report.paper import read_paper_results
 
     summary = pd.read_csv(summary_path, sep="\t")
     table = paper_vs_ours(read_paper_results(paper_results_path), comparisons, summary)
+    for dataset, reason in (skipped or {}).items():
+        hit = [c.get("ours", {}).get("dataset") == dataset for c in comparisons]
+        table.loc[hit, "note"] = (table.loc[hit, "note"] + f"; skipped: {reason}").str.strip("; ")
     write_table_atomic(table, out_path, float_format="%.6g")
     if out_md:
         note = ("This experiment compares against no paper." if table.empty else

@@ -2,6 +2,7 @@
 import sys
 from pathlib import Path
 
+from snakemake.logging import logger
 from snakemake.utils import validate
 
 # The Snakefile imports the package from this checkout even when it is not installed; the rule
@@ -19,10 +20,11 @@ ENV = "../../envs/fsclust.yaml"
 # Reserved method name of the all-features baseline (the papers' "nofs").
 ALL_FEATURES = "nofs"
 # Rule names an experiment may not take (each experiment is also a target rule).
-_RESERVED = {"all", "download", "prepare", "rank", "sweep", "sweep_all_features",
+_RESERVED = {"all", "datasets", "download", "prepare", "rank", "sweep", "sweep_all_features",
              "aggregate", "figure", "compare"}
 CATALOG = load_catalog(config["datasets_sheet"])
 EXPERIMENTS = config["experiments"]
+MIRROR = config.get("mirror")
 
 
 def _check_config():
@@ -53,6 +55,47 @@ def _check_config():
 
 
 _check_config()
+
+
+def unavailable_reason(dataset):
+    """Why a dataset cannot be had here, or None. Offline (with a mirror) a url dataset whose
+    files are neither downloaded nor in the mirror (the download-only files) is skipped."""
+    entry = CATALOG[dataset]
+    if entry.source != "url" or MIRROR is None:
+        return None
+    missing = [f for f in entry.files
+               if not Path("data/raw", f).exists() and not Path(MIRROR, f).exists()]
+    if not missing:
+        return None
+    return (f"{', '.join(missing)} is not in the mirror {MIRROR} nor in data/raw/ "
+            "(download-only file); run without `mirror` on a machine with internet to include it")
+
+
+_WARNED = set()
+
+
+def exp_datasets(experiment):
+    """The experiment's datasets that can be had; each skipped one is warned about once."""
+    kept = []
+    for ds in EXPERIMENTS[experiment]["datasets"]:
+        reason = unavailable_reason(ds)
+        if reason is None:
+            kept.append(ds)
+        elif (experiment, ds) not in _WARNED:
+            _WARNED.add((experiment, ds))
+            logger.warning(f"experiment {experiment}: skipping dataset {ds}: {reason}")
+    return kept
+
+
+def skipped_datasets(experiment):
+    return {ds: unavailable_reason(ds) for ds in EXPERIMENTS[experiment]["datasets"]
+            if unavailable_reason(ds) is not None}
+
+
+def class_draw(wildcards):
+    """Number of classes drawn per repeat for this dataset (e.g. 5 PIE subjects), or None."""
+    exp = EXPERIMENTS[wildcards.experiment]
+    return exp.get("class_draws", {}).get(wildcards.dataset)
 
 
 wildcard_constraints:
@@ -102,19 +145,36 @@ def sweep_files(experiment):
     methods = list(exp["methods"]) + ([ALL_FEATURES] if exp.get("all_features", True) else [])
     return expand(
         "results/{experiment}/sweeps/{dataset}/{method}/{clusterer}/seed{seed}.tsv",
-        experiment=experiment, dataset=exp["datasets"], method=methods,
+        experiment=experiment, dataset=exp_datasets(experiment), method=methods,
         clusterer=list(exp["clusterers"]), seed=exp["seeds"],
     )
+
+
+# experiment -> extra target files, filled by workflow/rules/papers/*.smk
+EXTRA_OUTPUTS = {}
 
 
 def experiment_outputs(experiment):
     exp = EXPERIMENTS[experiment]
     return [
+        *EXTRA_OUTPUTS.get(experiment, []),
         f"results/{experiment}/tables/best.md",
         f"results/{experiment}/paper_vs_ours.tsv",
         *expand("results/{experiment}/figures/{dataset}.png", experiment=experiment,
-                dataset=exp["datasets"]),
+                dataset=exp_datasets(experiment)),
     ]
+
+
+def all_prepared():
+    """Every dataset of the sheet that can be had here, prepared (target rule `datasets`)."""
+    kept = []
+    for ds in sorted(CATALOG):
+        reason = unavailable_reason(ds)
+        if reason is None:
+            kept.append(f"data/prepared/{ds}.npz")
+        else:
+            logger.warning(f"datasets: skipping {ds}: {reason}")
+    return kept
 
 
 def all_outputs():

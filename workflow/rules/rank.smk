@@ -5,8 +5,11 @@ rule rank:
     input:
         data="data/prepared/{dataset}.npz",
     output:
-        "results/{experiment}/rankings/{dataset}/{method}/seed{seed}.tsv",
+        ranking="results/{experiment}/rankings/{dataset}/{method}/seed{seed}.tsv",
+        info="results/{experiment}/rankings/{dataset}/{method}/seed{seed}.json",
     params:
+        metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
+        class_draw=class_draw,
         spec=lambda wildcards: EXPERIMENTS[wildcards.experiment]["methods"][wildcards.method],
     log:
         "logs/{experiment}/rank/{dataset}/{method}/seed{seed}.log",

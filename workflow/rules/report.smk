@@ -13,6 +13,7 @@ rule aggregate:
         best_md="results/{experiment}/tables/best.md",
     params:
         metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
+        skipped=lambda wildcards: skipped_datasets(wildcards.experiment),
     log:
         "logs/{experiment}/aggregate.log",
     benchmark:
@@ -69,6 +70,7 @@ rule compare:
         md="results/{experiment}/paper_vs_ours.md",
     params:
         comparisons=lambda wildcards: EXPERIMENTS[wildcards.experiment].get("comparisons", []),
+        skipped=lambda wildcards: skipped_datasets(wildcards.experiment),
     log:
         "logs/{experiment}/compare.log",
     benchmark:

@@ -11,6 +11,7 @@ rule sweep:
     wildcard_constraints:
         method="(?!nofs/)[A-Za-z0-9][A-Za-z0-9_.-]*",
     params:
+        class_draw=class_draw,
         spec=lambda wildcards: EXPERIMENTS[wildcards.experiment]["clusterers"][wildcards.clusterer],
         grid=lambda wildcards: EXPERIMENTS[wildcards.experiment]["sweep"]["n_features"],
         metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
@@ -35,6 +36,7 @@ rule sweep_all_features:
     output:
         "results/{experiment}/sweeps/{dataset}/nofs/{clusterer}/seed{seed}.tsv",
     params:
+        class_draw=class_draw,
         spec=lambda wildcards: EXPERIMENTS[wildcards.experiment]["clusterers"][wildcards.clusterer],
         metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
     log:

@@ -44,6 +44,7 @@ from fsclust.datasets.formats import (
 )
 from fsclust.datasets.loaders import (
     concat_datasets,
+    draw_classes,
     load_raw,
     read_desouto,
     read_table,
@@ -100,6 +101,7 @@ __all__ = [
     "read_zp_toy",
     "save_dataset",
     "select_classes",
+    "draw_classes",
     "select_file",
     "standardize",
     "threshold",

@@ -527,3 +527,29 @@ LOADERS = {
     "uci": "formats.read_uci(path, label_column, skip_rows, drop_columns, missing, ...)",
     "h5": "formats.read_usps_h5(path, groups)",
 }
+
+
+def draw_classes(ds, n_classes, random_state):
+    """Keep ``n_classes`` classes drawn at random without replacement (e.g. 5 PIE subjects).
+
+    One draw per repeat: the workflow passes the same ``random_state`` to every method and
+    clusterer of a repeat, so all of them see the same subjects (seed 000 protocol).
+
+    Examples
+    --------
+    >>> ds = Dataset(X=[[0.0], [1.0], [2.0], [3.0]], y=[0, 1, 2, 3], feature_names=["f"],
+    ...              sample_names=list("abcd"), class_names=["s1", "s2", "s3", "s4"])
+    >>> out = draw_classes(ds, 2, random_state=0)
+    >>> out.n_samples, out.n_classes, set(out.class_names) <= {"s1", "s2", "s3", "s4"}
+    (2, 2, True)
+    """
+    if ds.y is None:
+        raise ValueError("class draws need class labels; this dataset has none")
+    names = list(ds.class_names) if ds.class_names else [str(c) for c in np.unique(ds.y)]
+    if not 1 <= int(n_classes) <= len(names):
+        raise ValueError(f"cannot draw {n_classes} of {len(names)} classes")
+    rng = np.random.default_rng(random_state)
+    chosen = sorted(rng.choice(len(names), size=int(n_classes), replace=False).tolist())
+    out = select_classes(ds, classes=[names[k] for k in chosen], where="class draw")
+    out.provenance["class_draw"] = {"n_classes": int(n_classes), "random_state": int(random_state)}
+    return out
