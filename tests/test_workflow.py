@@ -72,6 +72,11 @@ def test_workflow_writes_figures_and_tables(tiny_run):
     assert (res / "tables" / "best.md").read_text().startswith("## Best and mean")
     compare = pd.read_csv(res / "paper_vs_ours.tsv", sep="\t")
     assert list(compare.columns)[:4] == ["paper", "table_or_figure", "dataset", "method"]
+    # each ranking has a sidecar saying how it was made
+    import json
+    info = json.loads((res / "rankings" / "iris" / "laplacian" / "seed0.json").read_text())
+    assert (info["dataset"], info["method"], info["seed"]) == ("iris", "laplacian", 0)
+    assert (info["n_samples"], info["n_features"]) == (150, 4)
     # every rule logged and benchmarked
     assert any((tiny_run / "logs" / "tiny" / "rank").rglob("*.log"))
     assert any((tiny_run / "benchmarks" / "tiny" / "sweep").rglob("*.tsv"))
@@ -85,7 +90,8 @@ def test_rerun_has_nothing_to_do(tiny_run):
 
 def test_rankings_are_byte_identical_with_one_core(tiny_run, tmp_path):
     work = _workdir(tmp_path, "again")
-    targets = sorted(p.relative_to(tiny_run) for p in (tiny_run / "results" / "tiny" / "rankings").rglob("*.tsv"))
+    rankings = tiny_run / "results" / "tiny" / "rankings"
+    targets = sorted(p.relative_to(tiny_run) for p in rankings.rglob("*.tsv"))
     assert len(targets) == 2 * 2 * 2
     proc = _snakemake(work, "--cores", "1", *map(str, targets))
     assert proc.returncode == 0, proc.stderr[-4000:]
