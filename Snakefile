@@ -35,6 +35,6 @@ include: "workflow/rules/experiments.smk"
 
 
 rule all:
+    default_target: True
     input:
         all_outputs(),
-    default_target: True

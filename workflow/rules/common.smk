@@ -13,15 +13,24 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 from fsclust.datasets import load_catalog  # noqa: E402
 from fsclust.registry import RANKERS, CLUSTERERS  # noqa: E402
 
-
 validate(config, schema="../schemas/config.schema.yaml")
 
 ENV = "../../envs/fsclust.yaml"
 # Reserved method name of the all-features baseline (the papers' "nofs").
 ALL_FEATURES = "nofs"
 # Rule names an experiment may not take (each experiment is also a target rule).
-_RESERVED = {"all", "datasets", "download", "prepare", "rank", "sweep", "sweep_all_features",
-             "aggregate", "figure", "compare"}
+_RESERVED = {
+    "all",
+    "datasets",
+    "download",
+    "prepare",
+    "rank",
+    "sweep",
+    "sweep_all_features",
+    "aggregate",
+    "figure",
+    "compare",
+}
 CATALOG = load_catalog(config["datasets_sheet"])
 EXPERIMENTS = config["experiments"]
 MIRROR = config.get("mirror")
@@ -31,27 +40,37 @@ def _check_config():
     """Errors that name the wrong key and list the valid values."""
     unknown = [e for e in config["run"] if e not in EXPERIMENTS]
     if unknown:
-        raise ValueError(f"config 'run' names unknown experiment(s) {unknown}; "
-                         f"defined experiments: {sorted(EXPERIMENTS)}")
+        raise ValueError(
+            f"config 'run' names unknown experiment(s) {unknown}; "
+            f"defined experiments: {sorted(EXPERIMENTS)}"
+        )
     for name, exp in EXPERIMENTS.items():
         if name in _RESERVED:
             raise ValueError(f"experiment name {name!r} is a rule name; choose another")
         where = f"experiments.{name}"
         for ds in exp["datasets"]:
             if ds not in CATALOG:
-                raise ValueError(f"{where}.datasets: unknown dataset {ds!r}; valid datasets "
-                                 f"({config['datasets_sheet']}): {', '.join(sorted(CATALOG))}")
+                raise ValueError(
+                    f"{where}.datasets: unknown dataset {ds!r}; valid datasets "
+                    f"({config['datasets_sheet']}): {', '.join(sorted(CATALOG))}"
+                )
         for key, spec in exp["methods"].items():
             if key == ALL_FEATURES:
-                raise ValueError(f"{where}.methods: {ALL_FEATURES!r} is reserved for the "
-                                 "all-features baseline; set all_features: true instead")
+                raise ValueError(
+                    f"{where}.methods: {ALL_FEATURES!r} is reserved for the "
+                    "all-features baseline; set all_features: true instead"
+                )
             if spec["method"] not in RANKERS:
-                raise ValueError(f"{where}.methods.{key}.method: unknown method "
-                                 f"{spec['method']!r}; valid methods: {', '.join(sorted(RANKERS))}")
+                raise ValueError(
+                    f"{where}.methods.{key}.method: unknown method "
+                    f"{spec['method']!r}; valid methods: {', '.join(sorted(RANKERS))}"
+                )
         for key, spec in exp["clusterers"].items():
             if spec["method"] not in CLUSTERERS:
-                raise ValueError(f"{where}.clusterers.{key}.method: unknown clusterer "
-                                 f"{spec['method']!r}; valid clusterers: {', '.join(sorted(CLUSTERERS))}")
+                raise ValueError(
+                    f"{where}.clusterers.{key}.method: unknown clusterer "
+                    f"{spec['method']!r}; valid clusterers: {', '.join(sorted(CLUSTERERS))}"
+                )
 
 
 _check_config()
@@ -59,16 +78,22 @@ _check_config()
 
 def unavailable_reason(dataset):
     """Why a dataset cannot be had here, or None. Offline (with a mirror) a url dataset whose
-    files are neither downloaded nor in the mirror (the download-only files) is skipped."""
+    files are neither downloaded nor in the mirror (the download-only files) is skipped.
+    """
     entry = CATALOG[dataset]
     if entry.source != "url" or MIRROR is None:
         return None
-    missing = [f for f in entry.files
-               if not Path("data/raw", f).exists() and not Path(MIRROR, f).exists()]
+    missing = [
+        f
+        for f in entry.files
+        if not Path("data/raw", f).exists() and not Path(MIRROR, f).exists()
+    ]
     if not missing:
         return None
-    return (f"{', '.join(missing)} is not in the mirror {MIRROR} nor in data/raw/ "
-            "(download-only file); run without `mirror` on a machine with internet to include it")
+    return (
+        f"{', '.join(missing)} is not in the mirror {MIRROR} nor in data/raw/ "
+        "(download-only file); run without `mirror` on a machine with internet to include it"
+    )
 
 
 _WARNED = set()
@@ -88,8 +113,11 @@ def exp_datasets(experiment):
 
 
 def skipped_datasets(experiment):
-    return {ds: unavailable_reason(ds) for ds in EXPERIMENTS[experiment]["datasets"]
-            if unavailable_reason(ds) is not None}
+    return {
+        ds: unavailable_reason(ds)
+        for ds in EXPERIMENTS[experiment]["datasets"]
+        if unavailable_reason(ds) is not None
+    }
 
 
 def class_draw(wildcards):
@@ -126,11 +154,14 @@ def raw_files(dataset):
 
 def entry_for_file(path):
     """The first url dataset that has `path` (relative to data/raw) among its files; several
-    datasets may share a file (e.g. a substitute that drops classes), with one checksum."""
+    datasets may share a file (e.g. a substitute that drops classes), with one checksum.
+    """
     for entry in CATALOG.values():
         if entry.source == "url" and path in entry.files:
             return entry.id
-    raise ValueError(f"no url dataset in {config['datasets_sheet']} has the file {path!r}")
+    raise ValueError(
+        f"no url dataset in {config['datasets_sheet']} has the file {path!r}"
+    )
 
 
 def prepare_inputs(wildcards):
@@ -142,11 +173,16 @@ def prepare_inputs(wildcards):
 
 def sweep_files(experiment):
     exp = EXPERIMENTS[experiment]
-    methods = list(exp["methods"]) + ([ALL_FEATURES] if exp.get("all_features", True) else [])
+    methods = list(exp["methods"]) + (
+        [ALL_FEATURES] if exp.get("all_features", True) else []
+    )
     return expand(
         "results/{experiment}/sweeps/{dataset}/{method}/{clusterer}/seed{seed}.tsv",
-        experiment=experiment, dataset=exp_datasets(experiment), method=methods,
-        clusterer=list(exp["clusterers"]), seed=exp["seeds"],
+        experiment=experiment,
+        dataset=exp_datasets(experiment),
+        method=methods,
+        clusterer=list(exp["clusterers"]),
+        seed=exp["seeds"],
     )
 
 
@@ -160,8 +196,11 @@ def experiment_outputs(experiment):
         *EXTRA_OUTPUTS.get(experiment, []),
         f"results/{experiment}/tables/best.md",
         f"results/{experiment}/paper_vs_ours.tsv",
-        *expand("results/{experiment}/figures/{dataset}.png", experiment=experiment,
-                dataset=exp_datasets(experiment)),
+        *expand(
+            "results/{experiment}/figures/{dataset}.png",
+            experiment=experiment,
+            dataset=exp_datasets(experiment),
+        ),
     ]
 
 

@@ -8,19 +8,19 @@ localrules:
 rule download:
     output:
         "data/raw/{path}",
-    params:
-        dataset=lambda wildcards: entry_for_file(wildcards.path),
-        sheet=config["datasets_sheet"],
-        mirror=config.get("mirror"),
     log:
         "logs/download/{path}.log",
     benchmark:
         "benchmarks/download/{path}.tsv"
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=500,
         runtime=30,
-    conda:
-        ENV
+    params:
+        dataset=lambda wildcards: entry_for_file(wildcards.path),
+        sheet=config["datasets_sheet"],
+        mirror=config.get("mirror"),
     script:
         "../../scripts/download.py"

@@ -4,16 +4,16 @@ for _name in EXPERIMENTS:
     rule:
         name:
             _name
+        default_target: False
         input:
             experiment_outputs(_name),
         localrule: True
-        default_target: False
 
 
 # `snakemake --cores 2 datasets [--config mirror=DIR]`: download and prepare every dataset of
 # the sheet that can be had here (offline: those in the mirror; the others are named).
 rule datasets:
+    default_target: False
     input:
         lambda wildcards: all_prepared(),
     localrule: True
-    default_target: False

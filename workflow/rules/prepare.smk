@@ -7,11 +7,11 @@ rule prepare:
         "logs/prepare/{dataset}.log",
     benchmark:
         "benchmarks/prepare/{dataset}.tsv"
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=2000,
         runtime=30,
-    conda:
-        ENV
     script:
         "../../scripts/prepare.py"

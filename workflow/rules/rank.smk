@@ -7,19 +7,21 @@ rule rank:
     output:
         ranking="results/{experiment}/rankings/{dataset}/{method}/seed{seed}.tsv",
         info="results/{experiment}/rankings/{dataset}/{method}/seed{seed}.json",
-    params:
-        metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
-        class_draw=class_draw,
-        spec=lambda wildcards: EXPERIMENTS[wildcards.experiment]["methods"][wildcards.method],
     log:
         "logs/{experiment}/rank/{dataset}/{method}/seed{seed}.log",
     benchmark:
         "benchmarks/{experiment}/rank/{dataset}/{method}/seed{seed}.tsv"
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=mem_mb,
         runtime=runtime,
-    conda:
-        ENV
+    params:
+        metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
+        class_draw=class_draw,
+        spec=lambda wildcards: EXPERIMENTS[wildcards.experiment]["methods"][
+            wildcards.method
+        ],
     script:
         "../../scripts/rank.py"

@@ -11,19 +11,19 @@ rule aggregate:
             subcategory="tables",
         ),
         best_md="results/{experiment}/tables/best.md",
-    params:
-        metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
-        skipped=lambda wildcards: skipped_datasets(wildcards.experiment),
     log:
         "logs/{experiment}/aggregate.log",
     benchmark:
         "benchmarks/{experiment}/aggregate.tsv"
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=2000,
         runtime=20,
-    conda:
-        ENV
+    params:
+        metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
+        skipped=lambda wildcards: skipped_datasets(wildcards.experiment),
     script:
         "../../scripts/aggregate.py"
 
@@ -39,19 +39,19 @@ rule figure:
             subcategory="figures",
             labels={"dataset": "{dataset}"},
         ),
-    params:
-        metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
-        title=lambda wildcards: f"{wildcards.experiment}: {wildcards.dataset}",
     log:
         "logs/{experiment}/figure/{dataset}.log",
     benchmark:
         "benchmarks/{experiment}/figure/{dataset}.tsv"
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
-    conda:
-        ENV
+    params:
+        metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
+        title=lambda wildcards: f"{wildcards.experiment}: {wildcards.dataset}",
     script:
         "../../scripts/figure.py"
 
@@ -68,18 +68,20 @@ rule compare:
             subcategory="tables",
         ),
         md="results/{experiment}/paper_vs_ours.md",
-    params:
-        comparisons=lambda wildcards: EXPERIMENTS[wildcards.experiment].get("comparisons", []),
-        skipped=lambda wildcards: skipped_datasets(wildcards.experiment),
     log:
         "logs/{experiment}/compare.log",
     benchmark:
         "benchmarks/{experiment}/compare.tsv"
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
-    conda:
-        ENV
+    params:
+        comparisons=lambda wildcards: EXPERIMENTS[wildcards.experiment].get(
+            "comparisons", []
+        ),
+        skipped=lambda wildcards: skipped_datasets(wildcards.experiment),
     script:
         "../../scripts/compare.py"

@@ -8,23 +8,25 @@ rule sweep:
         ranking="results/{experiment}/rankings/{dataset}/{method}/seed{seed}.tsv",
     output:
         "results/{experiment}/sweeps/{dataset}/{method}/{clusterer}/seed{seed}.tsv",
-    wildcard_constraints:
-        method="(?!nofs/)[A-Za-z0-9][A-Za-z0-9_.-]*",
-    params:
-        class_draw=class_draw,
-        spec=lambda wildcards: EXPERIMENTS[wildcards.experiment]["clusterers"][wildcards.clusterer],
-        grid=lambda wildcards: EXPERIMENTS[wildcards.experiment]["sweep"]["n_features"],
-        metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
     log:
         "logs/{experiment}/sweep/{dataset}/{method}/{clusterer}/seed{seed}.log",
     benchmark:
         "benchmarks/{experiment}/sweep/{dataset}/{method}/{clusterer}/seed{seed}.tsv"
+    wildcard_constraints:
+        method="(?!nofs/)[A-Za-z0-9][A-Za-z0-9_.-]*",
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=mem_mb,
         runtime=runtime,
-    conda:
-        ENV
+    params:
+        class_draw=class_draw,
+        spec=lambda wildcards: EXPERIMENTS[wildcards.experiment]["clusterers"][
+            wildcards.clusterer
+        ],
+        grid=lambda wildcards: EXPERIMENTS[wildcards.experiment]["sweep"]["n_features"],
+        metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
     script:
         "../../scripts/sweep.py"
 
@@ -35,19 +37,21 @@ rule sweep_all_features:
         data="data/prepared/{dataset}.npz",
     output:
         "results/{experiment}/sweeps/{dataset}/nofs/{clusterer}/seed{seed}.tsv",
-    params:
-        class_draw=class_draw,
-        spec=lambda wildcards: EXPERIMENTS[wildcards.experiment]["clusterers"][wildcards.clusterer],
-        metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
     log:
         "logs/{experiment}/sweep/{dataset}/nofs/{clusterer}/seed{seed}.log",
     benchmark:
         "benchmarks/{experiment}/sweep/{dataset}/nofs/{clusterer}/seed{seed}.tsv"
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=mem_mb,
         runtime=runtime,
-    conda:
-        ENV
+    params:
+        class_draw=class_draw,
+        spec=lambda wildcards: EXPERIMENTS[wildcards.experiment]["clusterers"][
+            wildcards.clusterer
+        ],
+        metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
     script:
         "../../scripts/sweep.py"
