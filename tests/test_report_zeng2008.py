@@ -1,0 +1,82 @@
+"""The Zeng & Cheung 2008 report: claims are checked on the numbers given, tables and figures."""
+
+import json
+
+import numpy as np
+import pandas as pd
+
+from fsclust.report import zeng2008
+
+
+def _summary(integrated, nofs, wrank, laprank, dataset="monti-lung-substitute", d=100):
+    rows = []
+    for metric in ("acc", "nmi"):
+        rows += [dict(dataset=dataset, method="integrated", clusterer="kmeans-on-L",
+                      n_features=d, metric=metric, mean=integrated, sd=0.01, n_runs=10),
+                 dict(dataset=dataset, method="nofs", clusterer="ncut", n_features=d,
+                      metric=metric, mean=nofs, sd=0.02, n_runs=10)]
+        for m, (w, lap) in zip((10, 50, d), zip(wrank, laprank)):
+            rows += [dict(dataset=dataset, method="wrank", clusterer="ncut", n_features=m,
+                          metric=metric, mean=w, sd=0.0, n_runs=10),
+                     dict(dataset=dataset, method="laprank", clusterer="ncut", n_features=m,
+                          metric=metric, mean=lap, sd=0.0, n_runs=10)]
+    return pd.DataFrame(rows)
+
+
+def _runs(n_iter, dataset="monti-lung-substitute"):
+    return pd.DataFrame({"dataset": dataset, "seed": range(len(n_iter)), "n_iter": n_iter,
+                         "seconds": 1.0, "n_features": 100})
+
+
+def _holds(table, method, metric="ACC"):
+    row = table[(table["method"] == method) & (table["metric"] == metric)]
+    assert len(row) == 1
+    return row["note"].iloc[0].split(";")[0] == "holds: yes"
+
+
+def test_claims_follow_the_numbers():
+    # nofs at d equals wrank/laprank at d: the sweep mean excludes m = d
+    table = zeng2008.claims_table(_summary(0.7, 0.6, (0.9, 0.8, 0.6), (0.5, 0.55, 0.6)),
+                                  _runs([3, 4, 4, 5]))
+    assert list(table.columns) == zeng2008.PAPER_VS_OURS_COLUMNS
+    assert _holds(table, "integrated vs nofs+Ncut")
+    assert _holds(table, "wrank+Ncut vs laprank+Ncut")
+    assert _holds(table, "laprank+Ncut vs nofs+Ncut")
+    assert _holds(table, "best wrank+Ncut vs integrated")
+    assert _holds(table, "integrated", "iterations_upper_bound")
+    assert _holds(table, "integrated", "iterations_typical")  # median 4
+    wr = table[(table["method"] == "wrank+Ncut vs laprank+Ncut") & (table["metric"] == "ACC")]
+    assert wr["ours_value"].iloc[0] == np.mean([0.9, 0.8])
+
+    table = zeng2008.claims_table(_summary(0.5, 0.6, (0.4, 0.45, 0.6), (0.7, 0.7, 0.6)),
+                                  _runs([12, 6, 6]))
+    for method in ("integrated vs nofs+Ncut", "wrank+Ncut vs laprank+Ncut",
+                   "laprank+Ncut vs nofs+Ncut"):
+        assert not _holds(table, method)
+    assert not _holds(table, "integrated", "iterations_upper_bound")
+    assert not _holds(table, "integrated", "iterations_typical")
+
+
+def test_collect_tables_and_figures(tmp_path):
+    summary = _summary(0.7, 0.6, (0.9, 0.8, 0.6), (0.5, 0.55, 0.6)).query("method != 'integrated'")
+    summary.to_csv(tmp_path / "s.tsv", sep="\t", index=False)
+    sidecars = []
+    for seed, acc in enumerate((0.6, 0.8)):
+        path = tmp_path / f"seed{seed}.json"
+        path.write_text(json.dumps({
+            "dataset": "monti-lung-substitute", "seed": seed, "n_samples": 20, "n_features": 100,
+            "n_iter": 3 + seed, "objective_history": [1.0, 1.1], "seconds": 0.5,
+            "labels_metrics": {"acc": acc, "nmi": acc / 2, "ari": 0.1}}))
+        sidecars.append(path)
+    out = {k: tmp_path / f"{k}.tsv" for k in ("summary", "runs", "best", "iter")}
+    zeng2008.collect([tmp_path / "s.tsv"], sidecars, ["acc", "nmi", "ari"], out["summary"],
+                     out["runs"])
+    merged = pd.read_csv(out["summary"], sep="\t")
+    integ = merged[(merged["method"] == "integrated") & (merged["metric"] == "acc")]
+    assert integ["mean"].iloc[0] == 0.7 and integ["n_runs"].iloc[0] == 2
+    zeng2008.tables(out["summary"], out["runs"], out["best"], tmp_path / "b.md", out["iter"],
+                    tmp_path / "i.md")
+    iters = pd.read_csv(out["iter"], sep="\t")
+    assert (iters["min"].iloc[0], iters["max"].iloc[0]) == (3, 4)
+    zeng2008.figures(out["summary"], tmp_path / "f2.png", tmp_path / "f3.png")
+    assert (tmp_path / "f3.png").stat().st_size > 0
