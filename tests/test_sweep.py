@@ -47,3 +47,13 @@ def test_sweep_is_deterministic_for_a_seed():
     a = run_sweep(X, y, np.arange(8), [2, 5], "ncut", n_clusters=3, random_state=3)
     b = run_sweep(X, y, np.arange(8), [2, 5], "ncut", n_clusters=3, random_state=3)
     assert a.equals(b)
+
+
+@pytest.mark.parametrize("clusterer", ["kmeans", "ncut"])
+def test_all_features_of_any_ranking_give_the_all_features_partition(clusterer):
+    # top-d of a ranking is the feature set of the nofs baseline: same result, bit for bit
+    X, y = _blobs_with_noise(1)
+    reversed_ranking = np.arange(8)[::-1]
+    a = run_sweep(X, y, reversed_ranking, [8], clusterer, n_clusters=3, random_state=5)
+    b = run_sweep(X, y, np.arange(8), [8], clusterer, n_clusters=3, random_state=5)
+    assert a.equals(b)
