@@ -4,4 +4,5 @@ from fsclust import steps
 
 with steps.logged(snakemake.log[0]):
     steps.compare(snakemake.input.summary, snakemake.input.paper, snakemake.params.comparisons,
-                  snakemake.output.tsv, out_md=snakemake.output.md, skipped=snakemake.params.skipped)
+                  snakemake.output.tsv, out_md=snakemake.output.md, skipped=snakemake.params.skipped,
+                  extra=list(snakemake.input.extra))

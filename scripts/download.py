@@ -4,4 +4,5 @@ from fsclust import steps
 
 with steps.logged(snakemake.log[0]):
     steps.download(snakemake.params.dataset, snakemake.params.sheet, snakemake.output[0],
-                   mirror=snakemake.params.mirror)
+                   mirror=snakemake.config.get("mirror"))  # not a param: switching
+    # between the mirror and the network must not redownload verified files

@@ -13,6 +13,15 @@ import inspect
 RANKERS = {
     "variance": ("fsclust.rankers.variance:VarianceScore", {}),
     "laplacian": ("fsclust.rankers.laplacian:LaplacianScore", {}),
+    "frcm": ("fsclust.rankers.frcm:FRCM", {}),
+    "uff": ("fsclust.rankers.uff:UFF", {}),
+    "frmv": ("fsclust.rankers.frmv:FRMV", {}),
+    "kernel_weighting": ("fsclust.rankers.kernel_weighting:KernelWeightingClustering", {}),
+    "kpkmeans": ("fsclust.rankers.kpkmeans:KPKMeans", {}),
+    "pca": ("fsclust.rankers.pca:PCARanking", {}),
+    "gha": ("fsclust.rankers.gha:GHA", {}),
+    "spec": ("fsclust.rankers.spec:SPEC", {}),
+    "mcfs": ("fsclust.rankers.mcfs:MCFS", {}),
 }
 
 CLUSTERERS = {
@@ -22,6 +31,8 @@ CLUSTERERS = {
     "spectral-unnormalized": ("fsclust.cluster.spectral:SpectralClustering", {"laplacian": "unnormalized"}),
     "spectral-rw": ("fsclust.cluster.spectral:SpectralClustering", {"laplacian": "rw"}),
     "njw": ("fsclust.cluster.spectral:SpectralClustering", {"laplacian": "sym"}),
+    # kernel k-means (hand-written), Gaussian sigma = 1 on seed 002's "normalized data"
+    "kernel_kmeans": ("fsclust.cluster.kernel_kmeans:KernelKMeans", {}),
 }
 
 
@@ -79,10 +90,10 @@ def make_ranker(name, params=None, *, n_clusters=None, random_state=None):
     --------
     >>> make_ranker("laplacian", {"n_neighbors": 7}).n_neighbors
     7
-    >>> make_ranker("nope")
+    >>> make_ranker("nope")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    fsclust.registry.UnknownNameError: unknown method 'nope'; valid methods: laplacian, variance
+    fsclust.registry.UnknownNameError: unknown method 'nope'; valid methods: ..., laplacian, ...
     """
     return _build(RANKERS, "method", name, params, n_clusters, random_state)
 

@@ -78,7 +78,7 @@ def load_view(data_path, dataset, seed, class_draw=None):
 # JSON: iteration counts, objective histories, the number of features a method selects itself
 # (n_features_selected_), and its own clustering (labels_, evaluated against the classes).
 SIDECAR_ATTRIBUTES = ("n_iter_", "objective_history_", "n_features_selected_", "t_",
-                      "selected_features_", "accuracy_path_")
+                      "selected_features_", "accuracy_path_", "n_features_path_")
 
 
 def _jsonable(value):
@@ -99,6 +99,10 @@ def rank_sidecar(ranker, ds, *, dataset, method, seed, random_state, seconds, me
             info[name.rstrip("_")] = _jsonable(getattr(ranker, name))
     if hasattr(ranker, "labels_") and ds.y is not None:
         info["labels_metrics"] = evaluate(ds.y, ranker.labels_, metrics)
+    if hasattr(ranker, "labels_path_") and ds.y is not None:
+        # a method that re-clusters as it drops features (KP-Kmeans): its own partition at
+        # each size, evaluated here, so the method itself never sees the labels
+        info["path_metrics"] = [evaluate(ds.y, labels, metrics) for labels in ranker.labels_path_]
     return info
 
 
@@ -111,7 +115,8 @@ def rank(data_path, out_path, *, dataset, method, spec, seed, class_draw=None, s
     from fsclust.ranking import rank_features, ranking_table, write_ranking
 
     ds = load_view(data_path, dataset, seed, class_draw)
-    n_clusters = ds.n_classes if ds.y is not None else None
+    # unlabelled sets (the Zelnik-Manor & Perona toys) carry their number of clusters
+    n_clusters = ds.n_classes if ds.y is not None else ds.provenance.get("n_clusters")
     random_state = derive_seed(seed, dataset, method)
     start = time.perf_counter()
     ranker = rank_features(ds.X, spec["method"], spec.get("params"), n_clusters=n_clusters,
@@ -183,13 +188,22 @@ def figure(summary_path, dataset, metrics, out_path, title=None):
     plot_sweeps(summary, dataset, metrics, out_path, title=title)
 
 
-def compare(summary_path, paper_results_path, comparisons, out_path, out_md=None, skipped=None):
-    """Write ``paper_vs_ours.tsv`` (and a Markdown copy) for an experiment."""
+def compare(summary_path, paper_results_path, comparisons, out_path, out_md=None, skipped=None,
+            extra=()):
+    """Write ``paper_vs_ours.tsv`` (and a Markdown copy) for an experiment: the rows the config's
+    ``comparisons`` select, then the rows of ``extra`` tables made by a paper's own rules."""
+    from fsclust.report.paper import PAPER_VS_OURS_COLUMNS
     from fsclust.report import paper_vs_ours, to_markdown
     from fsclust.report.paper import read_paper_results
 
     summary = pd.read_csv(summary_path, sep="\t")
     table = paper_vs_ours(read_paper_results(paper_results_path), comparisons, summary)
+    for path in extra:
+        rows = pd.read_csv(path, sep="\t")
+        if list(rows.columns) != PAPER_VS_OURS_COLUMNS:
+            raise ValueError(f"{path}: columns {list(rows.columns)} are not those of "
+                             f"paper_vs_ours.tsv ({PAPER_VS_OURS_COLUMNS})")
+        table = pd.concat([table, rows], ignore_index=True) if len(table) else rows
     for dataset, reason in (skipped or {}).items():
         hit = [c.get("ours", {}).get("dataset") == dataset for c in comparisons]
         table.loc[hit, "note"] = (table.loc[hit, "note"] + f"; skipped: {reason}").str.strip("; ")

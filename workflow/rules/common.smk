@@ -1,4 +1,5 @@
 # Config validation and the functions that turn experiments into file lists.
+import re
 import sys
 from pathlib import Path
 
@@ -126,8 +127,12 @@ def class_draw(wildcards):
     return exp.get("class_draws", {}).get(wildcards.dataset)
 
 
+# The experiment wildcard takes only configured experiment names, so that a paper's own outputs
+# (e.g. results/zeng2008/..., a paper run as two experiments) never match the generic rules.
 wildcard_constraints:
-    experiment="[A-Za-z0-9][A-Za-z0-9_.-]*",
+    experiment="|".join(
+        re.escape(name) for name in sorted(EXPERIMENTS, key=len, reverse=True)
+    ),
     dataset="[A-Za-z0-9][A-Za-z0-9_.-]*",
     clusterer="[A-Za-z0-9][A-Za-z0-9_.-]*",
     seed=r"\d+",
@@ -164,8 +169,17 @@ def entry_for_file(path):
     )
 
 
+def catalog_row(wildcards):
+    """The dataset's row of the sheet, as a parameter: editing one row reruns that dataset's
+    preparation only (the sheet itself is not an input, or any edit would rerun everything).
+    """
+    return {
+        k: v for k, v in vars(CATALOG[wildcards.dataset]).items() if k != "description"
+    }
+
+
 def prepare_inputs(wildcards):
-    inputs = {"sheet": config["datasets_sheet"]}
+    inputs = {}
     if CATALOG[wildcards.dataset].source == "url":
         inputs["raw"] = raw_files(wildcards.dataset)
     return inputs
@@ -188,6 +202,10 @@ def sweep_files(experiment):
 
 # experiment -> extra target files, filled by workflow/rules/papers/*.smk
 EXTRA_OUTPUTS = {}
+# experiment -> tables with the columns of paper_vs_ours.tsv made by a paper's own rules (numbers
+# the generic comparison cannot select, e.g. at a data-dependent number of features); the
+# compare rule appends their rows to results/{experiment}/paper_vs_ours.tsv
+EXTRA_COMPARISONS = {}
 
 
 def experiment_outputs(experiment):

@@ -21,6 +21,5 @@ rule download:
     params:
         dataset=lambda wildcards: entry_for_file(wildcards.path),
         sheet=config["datasets_sheet"],
-        mirror=config.get("mirror"),
     script:
         "../../scripts/download.py"

@@ -13,5 +13,8 @@ rule prepare:
     resources:
         mem_mb=2000,
         runtime=30,
+    params:
+        sheet=config["datasets_sheet"],
+        row=catalog_row,
     script:
         "../../scripts/prepare.py"

@@ -60,6 +60,7 @@ rule compare:
     input:
         summary="results/{experiment}/tables/summary.tsv",
         paper=config["paper_results"],
+        extra=lambda wildcards: EXTRA_COMPARISONS.get(wildcards.experiment, []),
     output:
         tsv=report(
             "results/{experiment}/paper_vs_ours.tsv",

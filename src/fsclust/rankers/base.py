@@ -10,7 +10,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-__all__ = ["FeatureRanker", "constant_features", "ranking_from_scores"]
+__all__ = ["FeatureRanker", "constant_features", "mean_plus_std_rule", "ranking_from_scores"]
 
 
 def constant_features(X):
@@ -71,6 +71,57 @@ def ranking_from_scores(scores, higher_is_better, constant_mask=None):
         worst |= np.asarray(constant_mask, dtype=bool)
     oriented[worst] = -np.inf
     return np.argsort(-oriented, kind="stable")
+
+
+def mean_plus_std_rule(scores, higher_is_better, constant_mask=None, ddof=1):
+    """The informative-subset rule of UFF: keep the features whose score exceeds mean + sd.
+
+    With ``s`` the score oriented so that bigger is better (``s = -score`` when smaller is
+    better), keep ``{j : s_j > mean(s) + std(s, ddof)}``. The mean and sd are taken over the
+    non-constant features with finite scores only; those others are never kept. The rule is
+    invariant to positive affine maps of ``s``.
+
+    Parameters
+    ----------
+    scores : array-like of shape (D,)
+        Raw scores, as the paper defines them.
+    higher_is_better : bool
+        The paper's direction (False for the Laplacian Score and FRMV's mean rank).
+    constant_mask : array-like of shape (D,), bool, default=None
+        Features excluded from the statistics and from the subset.
+    ddof : int, default=1
+        Degrees of freedom of the sd (1: MATLAB's ``std``, an assumption of the spec).
+
+    Returns
+    -------
+    mask : ndarray of shape (D,), bool
+        The selected features.
+
+    References
+    ----------
+    Varshavsky et al. (2006), "Novel unsupervised feature filtering of biological data",
+    Bioinformatics 22(14), the "SR" rule ``CE > c + sigma``; Zhang et al. (2012) apply it to
+    every method (section 3.2, Table 2); spec methods-baselines 1.4.
+
+    Examples
+    --------
+    >>> mean_plus_std_rule([0.0, 0.0, 0.0, 1.0], higher_is_better=True)
+    array([False, False, False,  True])
+    >>> mean_plus_std_rule([1.0, 1.0, 1.0, 0.0], higher_is_better=False)
+    array([False, False, False,  True])
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    oriented = scores if higher_is_better else -scores
+    usable = np.isfinite(oriented)
+    if constant_mask is not None:
+        usable &= ~np.asarray(constant_mask, dtype=bool)
+    mask = np.zeros(scores.shape[0], dtype=bool)
+    if usable.sum() <= ddof:
+        return mask
+    values = oriented[usable]
+    threshold = values.mean() + values.std(ddof=ddof)
+    mask[usable] = values > threshold
+    return mask
 
 
 class FeatureRanker(SelectorMixin, BaseEstimator):

@@ -2,7 +2,7 @@
 
 The paper reports its results in figures only (Fig. 2: PIE C27; Fig. 3: four gene expression
 sets), so the comparison with the paper is a list of its text claims, each checked on our
-numbers (``claims.tsv``, with the columns of ``paper_vs_ours.tsv``).
+numbers (``results/zeng2008/paper_vs_ours.tsv``, the columns of every paper_vs_ours table).
 
 Names: ``wrank`` / ``laprank`` / ``nofs`` are the workflow's method keys for the paper's
 "wrank+Ncut", "laprank+Ncut" and "nofs+Ncut"; "integrated" is the kernel weighting's own
