@@ -1,7 +1,8 @@
 """Clustering algorithms used to evaluate selected features (spec methods-baselines 11)."""
 
+from .kernel_kmeans import KernelKMeans
 from .kmeans import KMeans
 from .ncut import NormalizedCut
 from .spectral import SpectralClustering
 
-__all__ = ["KMeans", "NormalizedCut", "SpectralClustering"]
+__all__ = ["KMeans", "KernelKMeans", "NormalizedCut", "SpectralClustering"]

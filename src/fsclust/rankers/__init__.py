@@ -1,14 +1,33 @@
 """Feature rankers: one module per method, all following :class:`FeatureRanker`."""
 
-from .base import FeatureRanker, constant_features, ranking_from_scores
+from .base import FeatureRanker, constant_features, mean_plus_std_rule, ranking_from_scores
+from .frcm import FRCM
+from .frmv import FRMV
+from .gha import GHA
+from .kernel_weighting import KernelWeightingClustering
+from .kpkmeans import KPKMeans
 from .laplacian import LaplacianScore, laplacian_score
+from .mcfs import MCFS
+from .pca import PCARanking
+from .spec import SPEC
+from .uff import UFF
 from .variance import VarianceScore
 
 __all__ = [
+    "FRCM",
+    "FRMV",
+    "GHA",
+    "MCFS",
+    "SPEC",
+    "UFF",
     "FeatureRanker",
+    "KPKMeans",
+    "KernelWeightingClustering",
     "LaplacianScore",
+    "PCARanking",
     "VarianceScore",
     "constant_features",
     "laplacian_score",
+    "mean_plus_std_rule",
     "ranking_from_scores",
 ]
