@@ -6,5 +6,5 @@ from fsclust.report.maldonado2015 import build_tables
 p = snakemake.params
 with steps.logged(snakemake.log[0]):
     build_tables(p.results, paper=p.paper, seeds=p.seeds, datasets=p.datasets,
-                 table4_runs=p.table4_runs, paper_results_path=snakemake.input.paper,
+                 runs4=p.table4_runs, paper_results_path=snakemake.input.paper,
                  sheet=snakemake.input.sheet, kp_params=p.params, out=dict(snakemake.output))

@@ -133,7 +133,7 @@ def _substitutes(sheet):
     return {k for k, entry in load_catalog(sheet).items() if entry.substitute}
 
 
-def build_tables(results, *, paper, seeds, datasets, table4_runs, paper_results_path, sheet,
+def build_tables(results, *, paper, seeds, datasets, runs4, paper_results_path, sheet,
                  kp_params, out):
     """Write Tables 1, 3 and 4 (TSV + Markdown) and ``paper_vs_ours.tsv``/``.md``.
 
@@ -145,7 +145,7 @@ def build_tables(results, *, paper, seeds, datasets, table4_runs, paper_results_
         The experiment's ``paper`` block (toy sets and methods, Table 4 settings).
     seeds, datasets : list
         Seeds and the benchmark sets that could be had.
-    table4_runs : list of (int, int)
+    runs4 : list of (int, int)
         Exponents ``(a, b)`` of ``lambda = 2^a``, ``gamma = 2^b``.
     paper_results_path, sheet : str
         ``config/paper-results.tsv`` and the dataset sheet (substitute marks).
@@ -248,7 +248,7 @@ def build_tables(results, *, paper, seeds, datasets, table4_runs, paper_results_
     # Table 4 -------------------------------------------------------------------------------
     t4_cfg = paper["table4"]
     if t4_cfg["dataset"] in datasets:
-        t4 = table4_runs(results, table4_runs, seeds)
+        t4 = table4_runs(results, runs4, seeds)
         t4s = _summary(t4, ["lam_exp", "gamma_exp"], "acc").merge(
             _summary(t4, ["lam_exp", "gamma_exp"], "n").drop(columns="n_runs"),
             on=["lam_exp", "gamma_exp"])
@@ -264,8 +264,8 @@ def build_tables(results, *, paper, seeds, datasets, table4_runs, paper_results_
                 if hit.empty:
                     continue
                 s = hit.iloc[0]
-                pattern = (rf"^lambda=2\^{a};" if which == "lambda"
-                           else rf"^gamma=2\^{a};")
+                pattern = (rf"^lambda=2\^{a}(;|$)" if which == "lambda"
+                           else rf"^gamma=2\^{a}(;|$)")
                 pr = paper_t4[paper_t4["notes"].str.contains(pattern, regex=True)]
                 pacc = pr[pr["metric"] == "ACC_percent"]
                 pn = pr[pr["metric"] == "n_selected_features"]
