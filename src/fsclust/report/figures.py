@@ -14,6 +14,13 @@ METRIC_LABELS = {"acc": "ACC", "nmi": "NMI", "nmi_arithmetic": "NMI (arithmetic)
                  "nmi_max": "NMI (max)", "ari": "ARI"}
 
 
+def save_figure(fig, path):
+    """Write a matplotlib figure as PNG atomically (no timestamp metadata) and close it."""
+    with atomic_path(path, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=110, format="png", metadata={"Software": None})
+    plt.close(fig)
+
+
 def plot_sweeps(summary, dataset, metrics, path, *, baseline_method="nofs", title=None):
     """Plot mean +- sd over seeds of each metric vs the number of selected features.
 
@@ -56,6 +63,4 @@ def plot_sweeps(summary, dataset, metrics, path, *, baseline_method="nofs", titl
         fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 6), frameon=False)
     fig.suptitle(title or dataset)
     fig.tight_layout(rect=(0, 0.06, 1, 0.97))
-    with atomic_path(path, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=110, format="png", metadata={"Software": None})
-    plt.close(fig)
+    save_figure(fig, path)

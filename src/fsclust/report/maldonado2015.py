@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fsclust._io import atomic_path, write_table_atomic, write_text_atomic
+from fsclust._io import write_table_atomic, write_text_atomic
+from fsclust.report.figures import save_figure  # noqa: E402
 from fsclust.report.paper import PAPER_VS_OURS_COLUMNS, read_paper_results
 from fsclust.report.tables import to_markdown
 
@@ -337,6 +338,4 @@ def figure2(summary_path, sidecar_paths, dataset, out_path):
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    with atomic_path(out_path, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=110, format="png", metadata={"Software": None})
-    plt.close(fig)
+    save_figure(fig, out_path)

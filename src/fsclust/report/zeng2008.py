@@ -21,7 +21,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from fsclust._io import atomic_path, write_table_atomic, write_text_atomic  # noqa: E402
+from fsclust._io import write_table_atomic, write_text_atomic  # noqa: E402
+from fsclust.report.figures import save_figure  # noqa: E402
 from fsclust.report.paper import PAPER_VS_OURS_COLUMNS  # noqa: E402
 from fsclust.report.tables import to_markdown  # noqa: E402
 
@@ -128,9 +129,7 @@ def plot_figure(summary, datasets, metrics, path, title):
         fig = plt.figure(figsize=(6, 2))
         fig.text(0.5, 0.5, f"{title}\n(no results: dataset not available)", ha="center",
                  va="center")
-        with atomic_path(path, suffix=".png") as tmp:
-            fig.savefig(tmp, dpi=110, format="png", metadata={"Software": None})
-        plt.close(fig)
+        save_figure(fig, path)
         return
     fig, axes = plt.subplots(len(datasets), len(metrics), squeeze=False,
                              figsize=(4.6 * len(metrics), 3.3 * len(datasets)))
@@ -141,9 +140,7 @@ def plot_figure(summary, datasets, metrics, path, title):
     fig.legend(handles, labels, loc="lower center", ncol=4, frameon=False)
     fig.suptitle(title, fontsize=11)
     fig.tight_layout(rect=(0, 0.05 if len(datasets) > 1 else 0.1, 1, 0.96))
-    with atomic_path(path, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=110, format="png", metadata={"Software": None})
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def figures(summary_path, out_fig2, out_fig3, metrics=("acc", "nmi")):

@@ -17,10 +17,10 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
-from fsclust._io import atomic_path, write_table_atomic, write_text_atomic  # noqa: E402
+from fsclust._io import write_table_atomic, write_text_atomic  # noqa: E402
+from fsclust.report.figures import save_figure  # noqa: E402
 from fsclust.consensus import (  # noqa: E402
     average_link_consensus,
-    consensus_matrix,
     cspa_consensus,
     hbgf_consensus,
 )
@@ -204,9 +204,7 @@ def sweep_figure(summary_path, datasets, metrics, out_path, title, data_dims=Non
     fig.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False)
     fig.suptitle(title)
     fig.tight_layout(rect=(0, 0.06, 1, 0.96))
-    with atomic_path(out_path, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=110, format="png", metadata={"Software": None})
-    plt.close(fig)
+    save_figure(fig, out_path)
 
 
 def consensus_selection(data_path, dataset, ranking_paths, frcm_spec, clusterer, seeds, out_tsv,
@@ -300,9 +298,7 @@ def consensus_figure(tsv_paths, out_path, out_summary):
     fig.legend(handles, labels, loc="lower center", ncol=4, frameon=False)
     fig.suptitle("10 % best features: FRCM vs correlation with consensus partitions")
     fig.tight_layout(rect=(0, 0.1, 1, 0.93))
-    with atomic_path(out_path, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=110, format="png", metadata={"Software": None})
-    plt.close(fig)
+    save_figure(fig, out_path)
 
 
 def borda_figure(tsv_paths, out_path, out_summary):
@@ -320,6 +316,4 @@ def borda_figure(tsv_paths, out_path, out_summary):
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    with atomic_path(out_path, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=110, format="png", metadata={"Software": None})
-    plt.close(fig)
+    save_figure(fig, out_path)
