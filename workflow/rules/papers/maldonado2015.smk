@@ -14,21 +14,21 @@ rule maldonado2015_toy_rank:
     output:
         ranking="results/{experiment}/toy/{dataset}/{method}/seed{seed}.tsv",
         info="results/{experiment}/toy/{dataset}/{method}/seed{seed}.json",
-    wildcard_constraints:
-        experiment="maldonado2015[A-Za-z0-9_.-]*",
-    params:
-        spec=lambda wildcards: m15_paper(wildcards)["toy_methods"][wildcards.method],
-        metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
     log:
         "logs/{experiment}/toy/{dataset}/{method}/seed{seed}.log",
     benchmark:
         "benchmarks/{experiment}/toy/{dataset}/{method}/seed{seed}.tsv"
+    wildcard_constraints:
+        experiment="maldonado2015[A-Za-z0-9_.-]*",
+    conda:
+        MALDONADO2015_ENV
     threads: 1
     resources:
         mem_mb=2000,
         runtime=30,
-    conda:
-        MALDONADO2015_ENV
+    params:
+        spec=lambda wildcards: m15_paper(wildcards)["toy_methods"][wildcards.method],
+        metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
     script:
         "../../../scripts/maldonado2015_rank.py"
 
@@ -37,26 +37,27 @@ rule maldonado2015_toy_rank:
 rule maldonado2015_mcfs_at_n:
     input:
         data="data/prepared/{dataset}.npz",
-        kpkmeans=lambda wildcards: m15_kp_sidecar(wildcards.experiment, wildcards.dataset,
-                                                  wildcards.seed),
+        kpkmeans=lambda wildcards: m15_kp_sidecar(
+            wildcards.experiment, wildcards.dataset, wildcards.seed
+        ),
     output:
         ranking="results/{experiment}/mcfs_at_n/{dataset}/seed{seed}.tsv",
         info="results/{experiment}/mcfs_at_n/{dataset}/seed{seed}.json",
-    wildcard_constraints:
-        experiment="maldonado2015[A-Za-z0-9_.-]*",
-    params:
-        params=lambda wildcards: m15_paper(wildcards).get("mcfs_params", {}),
-        metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
     log:
         "logs/{experiment}/mcfs_at_n/{dataset}/seed{seed}.log",
     benchmark:
         "benchmarks/{experiment}/mcfs_at_n/{dataset}/seed{seed}.tsv"
+    wildcard_constraints:
+        experiment="maldonado2015[A-Za-z0-9_.-]*",
+    conda:
+        MALDONADO2015_ENV
     threads: 1
     resources:
         mem_mb=4000,
         runtime=30,
-    conda:
-        MALDONADO2015_ENV
+    params:
+        params=lambda wildcards: m15_paper(wildcards).get("mcfs_params", {}),
+        metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
     script:
         "../../../scripts/maldonado2015_mcfs_at_n.py"
 
@@ -67,27 +68,29 @@ rule maldonado2015_at_n:
         data="data/prepared/{dataset}.npz",
         ranking=lambda wildcards: (
             f"results/{wildcards.experiment}/mcfs_at_n/{wildcards.dataset}/seed{wildcards.seed}.tsv"
-            if wildcards.method == "mcfs" else
-            f"results/{wildcards.experiment}/rankings/{wildcards.dataset}/{wildcards.method}/seed{wildcards.seed}.tsv"
+            if wildcards.method == "mcfs"
+            else f"results/{wildcards.experiment}/rankings/{wildcards.dataset}/{wildcards.method}/seed{wildcards.seed}.tsv"
         ),
         kpkmeans="results/{experiment}/rankings/{dataset}/kpkmeans/seed{seed}.json",
     output:
         "results/{experiment}/at_n/{dataset}/{method}/seed{seed}.tsv",
-    wildcard_constraints:
-        experiment="maldonado2015[A-Za-z0-9_.-]*",
-    params:
-        spec=lambda wildcards: EXPERIMENTS[wildcards.experiment]["clusterers"]["kernel_kmeans"],
-        metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
     log:
         "logs/{experiment}/at_n/{dataset}/{method}/seed{seed}.log",
     benchmark:
         "benchmarks/{experiment}/at_n/{dataset}/{method}/seed{seed}.tsv"
+    wildcard_constraints:
+        experiment="maldonado2015[A-Za-z0-9_.-]*",
+    conda:
+        MALDONADO2015_ENV
     threads: 1
     resources:
         mem_mb=4000,
         runtime=30,
-    conda:
-        MALDONADO2015_ENV
+    params:
+        spec=lambda wildcards: EXPERIMENTS[wildcards.experiment]["clusterers"][
+            "kernel_kmeans"
+        ],
+        metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
     script:
         "../../../scripts/maldonado2015_at_n.py"
 
@@ -99,27 +102,28 @@ rule maldonado2015_table4_run:
     output:
         ranking="results/{experiment}/table4/lam{lam}_gamma{gamma}/seed{seed}.tsv",
         info="results/{experiment}/table4/lam{lam}_gamma{gamma}/seed{seed}.json",
-    wildcard_constraints:
-        experiment="maldonado2015[A-Za-z0-9_.-]*",
-    params:
-        dataset=lambda wildcards: m15_paper(wildcards)["table4"]["dataset"],
-        spec=lambda wildcards: EXPERIMENTS[wildcards.experiment]["methods"]["kpkmeans"],
-        metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
     log:
         "logs/{experiment}/table4/lam{lam}_gamma{gamma}/seed{seed}.log",
     benchmark:
         "benchmarks/{experiment}/table4/lam{lam}_gamma{gamma}/seed{seed}.tsv"
+    wildcard_constraints:
+        experiment="maldonado2015[A-Za-z0-9_.-]*",
+    conda:
+        MALDONADO2015_ENV
     threads: 1
     resources:
         mem_mb=2000,
         runtime=30,
-    conda:
-        MALDONADO2015_ENV
+    params:
+        dataset=lambda wildcards: m15_paper(wildcards)["table4"]["dataset"],
+        spec=lambda wildcards: EXPERIMENTS[wildcards.experiment]["methods"]["kpkmeans"],
+        metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
     script:
         "../../../scripts/maldonado2015_table4_run.py"
 
 
-# Tables 1, 3, 4 and paper_vs_ours (which replaces the generic comparison for these runs).
+# Tables 1, 3, 4 and their comparison with the paper (every number of the three tables, in the
+# columns of paper_vs_ours.tsv; the generic compare rule appends it to paper_vs_ours.tsv).
 rule maldonado2015_tables:
     input:
         unpack(m15_inputs),
@@ -145,37 +149,31 @@ rule maldonado2015_tables:
             subcategory="tables",
         ),
         table4_tsv="results/{experiment}/tables/table4.tsv",
-        paper_vs_ours=report(
-            "results/{experiment}/paper_vs_ours.tsv",
-            caption="../../report/paper_vs_ours.rst",
-            category="{experiment}",
-            subcategory="tables",
-        ),
-        paper_vs_ours_md="results/{experiment}/paper_vs_ours.md",
+        paper_vs_ours="results/{experiment}/tables/tables_vs_paper.tsv",
+        paper_vs_ours_md="results/{experiment}/tables/tables_vs_paper.md",
+    log:
+        "logs/{experiment}/maldonado2015_tables.log",
+    benchmark:
+        "benchmarks/{experiment}/maldonado2015_tables.tsv"
     wildcard_constraints:
         experiment="maldonado2015[A-Za-z0-9_.-]*",
+    conda:
+        MALDONADO2015_ENV
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
     params:
         results=lambda wildcards: f"results/{wildcards.experiment}",
         paper=m15_paper,
         seeds=lambda wildcards: EXPERIMENTS[wildcards.experiment]["seeds"],
         datasets=lambda wildcards: exp_datasets(wildcards.experiment),
         table4_runs=lambda wildcards: m15_table4_runs(wildcards.experiment),
-        params=lambda wildcards: EXPERIMENTS[wildcards.experiment]["methods"]["kpkmeans"].get("params", {}),
-    log:
-        "logs/{experiment}/maldonado2015_tables.log",
-    benchmark:
-        "benchmarks/{experiment}/maldonado2015_tables.tsv"
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=10,
-    conda:
-        MALDONADO2015_ENV
+        params=lambda wildcards: EXPERIMENTS[wildcards.experiment]["methods"][
+            "kpkmeans"
+        ].get("params", {}),
     script:
         "../../../scripts/maldonado2015_tables.py"
-
-
-ruleorder: maldonado2015_tables > compare
 
 
 rule maldonado2015_figure2:
@@ -192,20 +190,20 @@ rule maldonado2015_figure2:
             category="{experiment}",
             subcategory="figures",
         ),
-    wildcard_constraints:
-        experiment="maldonado2015[A-Za-z0-9_.-]*",
-    params:
-        dataset=lambda wildcards: m15_paper(wildcards)["figure2_dataset"],
     log:
         "logs/{experiment}/maldonado2015_figure2.log",
     benchmark:
         "benchmarks/{experiment}/maldonado2015_figure2.tsv"
+    wildcard_constraints:
+        experiment="maldonado2015[A-Za-z0-9_.-]*",
+    conda:
+        MALDONADO2015_ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
-    conda:
-        MALDONADO2015_ENV
+    params:
+        dataset=lambda wildcards: m15_paper(wildcards)["figure2_dataset"],
     script:
         "../../../scripts/maldonado2015_figure2.py"
 
@@ -217,3 +215,4 @@ for _exp in MALDONADO2015:
         f"results/{_exp}/tables/table4.md",
         f"results/{_exp}/figure2_lung.png",
     ]
+    EXTRA_COMPARISONS[_exp] = [f"results/{_exp}/tables/tables_vs_paper.tsv"]

@@ -27,18 +27,18 @@ rule zeng2008_collect:
     output:
         summary="results/zeng2008/tables/curves.tsv",
         runs="results/zeng2008/tables/wrank_runs.tsv",
-    params:
-        metrics=lambda wildcards: EXPERIMENTS["zeng2008-genes"]["metrics"],
     log:
         "logs/zeng2008/collect.log",
     benchmark:
         "benchmarks/zeng2008/collect.tsv"
+    conda:
+        ZENG2008_ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
-    conda:
-        ZENG2008_ENV
+    params:
+        metrics=lambda wildcards: EXPERIMENTS["zeng2008-genes"]["metrics"],
     script:
         "../../../scripts/zeng2008_collect.py"
 
@@ -63,12 +63,12 @@ rule zeng2008_figures:
         "logs/zeng2008/figures.log",
     benchmark:
         "benchmarks/zeng2008/figures.tsv"
+    conda:
+        ZENG2008_ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
-    conda:
-        ZENG2008_ENV
     script:
         "../../../scripts/zeng2008_figures.py"
 
@@ -96,12 +96,12 @@ rule zeng2008_tables:
         "logs/zeng2008/tables.log",
     benchmark:
         "benchmarks/zeng2008/tables.tsv"
+    conda:
+        ZENG2008_ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
-    conda:
-        ZENG2008_ENV
     script:
         "../../../scripts/zeng2008_tables.py"
 
@@ -125,12 +125,12 @@ rule zeng2008_claims:
         "logs/zeng2008/claims.log",
     benchmark:
         "benchmarks/zeng2008/claims.tsv"
+    conda:
+        ZENG2008_ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
-    conda:
-        ZENG2008_ENV
     script:
         "../../../scripts/zeng2008_claims.py"
 
@@ -138,8 +138,11 @@ rule zeng2008_claims:
 # The target of the whole paper: both experiments (generic tables, per-dataset figures) and the
 # paper's own outputs above. Not an experiment itself, hence a rule of its own.
 rule zeng2008:
-    input:
-        lambda wildcards: [*experiment_outputs("zeng2008-pie"),
-                           *experiment_outputs("zeng2008-genes"), *ZENG2008_OUTPUTS],
-    localrule: True
     default_target: False
+    input:
+        lambda wildcards: [
+            *experiment_outputs("zeng2008-pie"),
+            *experiment_outputs("zeng2008-genes"),
+            *ZENG2008_OUTPUTS,
+        ],
+    localrule: True

@@ -8,9 +8,18 @@
 # FRCM's own ensemble for the three consensus clusterers.
 ZHANG2012 = ["zhang2012", "zhang2012-small"]
 ZHANG2012_ENV = "../../../envs/fsclust.yaml"
-ZHANG2012_UCI = ["uci-dermatology", "uci-segmentation-test", "uci-pendigits-test", "wine"]
-ZHANG2012_GENES = ["desouto-armstrong-2002-v2", "desouto-nutt-2003-v1", "desouto-tomlins-2006",
-                   "desouto-bredel-2005"]
+ZHANG2012_UCI = [
+    "uci-dermatology",
+    "uci-segmentation-test",
+    "uci-pendigits-test",
+    "wine",
+]
+ZHANG2012_GENES = [
+    "desouto-armstrong-2002-v2",
+    "desouto-nutt-2003-v1",
+    "desouto-tomlins-2006",
+    "desouto-bredel-2005",
+]
 
 
 # (lambdas, not functions: the linter wants functions in common.smk, which is shared)
@@ -34,10 +43,15 @@ zhang2012_clusterer = lambda experiment: {
 
 rule zhang2012_table2:
     input:
-        data=lambda wildcards: [f"data/prepared/{ds}.npz"
-                                for ds in zhang2012_datasets(wildcards.experiment)],
-        rankings=lambda wildcards: list(zhang2012_rankings(
-            wildcards.experiment, zhang2012_datasets(wildcards.experiment)).values()),
+        data=lambda wildcards: [
+            f"data/prepared/{ds}.npz"
+            for ds in zhang2012_datasets(wildcards.experiment)
+        ],
+        rankings=lambda wildcards: list(
+            zhang2012_rankings(
+                wildcards.experiment, zhang2012_datasets(wildcards.experiment)
+            ).values()
+        ),
     output:
         tsv=report(
             "results/{experiment}/paper/table2.tsv",
@@ -46,26 +60,27 @@ rule zhang2012_table2:
             subcategory="tables",
         ),
         md="results/{experiment}/paper/table2.md",
-    wildcard_constraints:
-        experiment="zhang2012(-small)?",
-    params:
-        datasets=lambda wildcards: zhang2012_datasets(wildcards.experiment),
-        rankings=lambda wildcards: zhang2012_rankings(
-            wildcards.experiment, zhang2012_datasets(wildcards.experiment)),
-        methods=lambda wildcards: EXPERIMENTS[wildcards.experiment]["methods"],
-        clusterer=lambda wildcards: zhang2012_clusterer(wildcards.experiment),
-        seeds=lambda wildcards: EXPERIMENTS[wildcards.experiment]["seeds"],
-        metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
     log:
         "logs/{experiment}/paper/table2.log",
     benchmark:
         "benchmarks/{experiment}/paper/table2.tsv"
+    wildcard_constraints:
+        experiment="zhang2012(-small)?",
+    conda:
+        ZHANG2012_ENV
     threads: 1
     resources:
         mem_mb=2000,
         runtime=30,
-    conda:
-        ZHANG2012_ENV
+    params:
+        datasets=lambda wildcards: zhang2012_datasets(wildcards.experiment),
+        rankings=lambda wildcards: zhang2012_rankings(
+            wildcards.experiment, zhang2012_datasets(wildcards.experiment)
+        ),
+        methods=lambda wildcards: EXPERIMENTS[wildcards.experiment]["methods"],
+        clusterer=lambda wildcards: zhang2012_clusterer(wildcards.experiment),
+        seeds=lambda wildcards: EXPERIMENTS[wildcards.experiment]["seeds"],
+        metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
     script:
         "../../../scripts/zhang2012_table2.py"
 
@@ -84,20 +99,20 @@ rule zhang2012_table2_vs_paper:
             subcategory="tables",
         ),
         md="results/{experiment}/table2_vs_paper.md",
-    wildcard_constraints:
-        experiment="zhang2012(-small)?",
-    params:
-        metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
     log:
         "logs/{experiment}/paper/table2_vs_paper.log",
     benchmark:
         "benchmarks/{experiment}/paper/table2_vs_paper.tsv"
+    wildcard_constraints:
+        experiment="zhang2012(-small)?",
+    conda:
+        ZHANG2012_ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
-    conda:
-        ZHANG2012_ENV
+    params:
+        metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
     script:
         "../../../scripts/zhang2012_table2_vs_paper.py"
 
@@ -118,22 +133,24 @@ rule zhang2012_sweep_figures:
             category="{experiment}",
             subcategory="figures",
         ),
-    wildcard_constraints:
-        experiment="zhang2012(-small)?",
-    params:
-        uci=lambda wildcards: zhang2012_datasets(wildcards.experiment, ZHANG2012_UCI),
-        genes=lambda wildcards: zhang2012_datasets(wildcards.experiment, ZHANG2012_GENES),
-        metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
     log:
         "logs/{experiment}/paper/sweep_figures.log",
     benchmark:
         "benchmarks/{experiment}/paper/sweep_figures.tsv"
+    wildcard_constraints:
+        experiment="zhang2012(-small)?",
+    conda:
+        ZHANG2012_ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
-    conda:
-        ZHANG2012_ENV
+    params:
+        uci=lambda wildcards: zhang2012_datasets(wildcards.experiment, ZHANG2012_UCI),
+        genes=lambda wildcards: zhang2012_datasets(
+            wildcards.experiment, ZHANG2012_GENES
+        ),
+        metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
     script:
         "../../../scripts/zhang2012_sweep_figures.py"
 
@@ -143,28 +160,38 @@ rule zhang2012_sweep_figures:
 rule zhang2012_consensus_selection:
     input:
         data="data/prepared/{dataset}.npz",
-        rankings=lambda wildcards: list(zhang2012_rankings(
-            wildcards.experiment, [wildcards.dataset], ["frcm"]).values()),
+        rankings=lambda wildcards: list(
+            zhang2012_rankings(
+                wildcards.experiment, [wildcards.dataset], ["frcm"]
+            ).values()
+        ),
     output:
         "results/{experiment}/paper/fig3/{dataset}.tsv",
-    wildcard_constraints:
-        experiment="zhang2012(-small)?",
-    params:
-        rankings=lambda wildcards: {seed: path for (_, _, seed), path in zhang2012_rankings(
-            wildcards.experiment, [wildcards.dataset], ["frcm"]).items()},
-        frcm=lambda wildcards: {"key": "frcm", **EXPERIMENTS[wildcards.experiment]["methods"]["frcm"]},
-        clusterer=lambda wildcards: zhang2012_clusterer(wildcards.experiment),
-        seeds=lambda wildcards: EXPERIMENTS[wildcards.experiment]["seeds"],
     log:
         "logs/{experiment}/paper/fig3/{dataset}.log",
     benchmark:
         "benchmarks/{experiment}/paper/fig3/{dataset}.tsv"
+    wildcard_constraints:
+        experiment="zhang2012(-small)?",
+    conda:
+        ZHANG2012_ENV
     threads: 1
     resources:
         mem_mb=2000,
         runtime=30,
-    conda:
-        ZHANG2012_ENV
+    params:
+        rankings=lambda wildcards: {
+            seed: path
+            for (_, _, seed), path in zhang2012_rankings(
+                wildcards.experiment, [wildcards.dataset], ["frcm"]
+            ).items()
+        },
+        frcm=lambda wildcards: {
+            "key": "frcm",
+            **EXPERIMENTS[wildcards.experiment]["methods"]["frcm"],
+        },
+        clusterer=lambda wildcards: zhang2012_clusterer(wildcards.experiment),
+        seeds=lambda wildcards: EXPERIMENTS[wildcards.experiment]["seeds"],
     script:
         "../../../scripts/zhang2012_consensus_selection.py"
 
@@ -172,26 +199,33 @@ rule zhang2012_consensus_selection:
 rule zhang2012_borda:
     input:
         data="data/prepared/{dataset}.npz",
-        rankings=lambda wildcards: list(zhang2012_rankings(
-            wildcards.experiment, [wildcards.dataset], ["frcm"]).values()),
+        rankings=lambda wildcards: list(
+            zhang2012_rankings(
+                wildcards.experiment, [wildcards.dataset], ["frcm"]
+            ).values()
+        ),
     output:
         "results/{experiment}/paper/fig4/{dataset}.tsv",
-    wildcard_constraints:
-        experiment="zhang2012(-small)?",
-    params:
-        rankings=lambda wildcards: {seed: path for (_, _, seed), path in zhang2012_rankings(
-            wildcards.experiment, [wildcards.dataset], ["frcm"]).items()},
-        seeds=lambda wildcards: EXPERIMENTS[wildcards.experiment]["seeds"],
     log:
         "logs/{experiment}/paper/fig4/{dataset}.log",
     benchmark:
         "benchmarks/{experiment}/paper/fig4/{dataset}.tsv"
+    wildcard_constraints:
+        experiment="zhang2012(-small)?",
+    conda:
+        ZHANG2012_ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
-    conda:
-        ZHANG2012_ENV
+    params:
+        rankings=lambda wildcards: {
+            seed: path
+            for (_, _, seed), path in zhang2012_rankings(
+                wildcards.experiment, [wildcards.dataset], ["frcm"]
+            ).items()
+        },
+        seeds=lambda wildcards: EXPERIMENTS[wildcards.experiment]["seeds"],
     script:
         "../../../scripts/zhang2012_borda.py"
 
@@ -199,11 +233,15 @@ rule zhang2012_borda:
 rule zhang2012_fig34:
     input:
         fig3=lambda wildcards: expand(
-            "results/{experiment}/paper/fig3/{dataset}.tsv", experiment=wildcards.experiment,
-            dataset=zhang2012_datasets(wildcards.experiment, ZHANG2012_GENES)),
+            "results/{experiment}/paper/fig3/{dataset}.tsv",
+            experiment=wildcards.experiment,
+            dataset=zhang2012_datasets(wildcards.experiment, ZHANG2012_GENES),
+        ),
         fig4=lambda wildcards: expand(
-            "results/{experiment}/paper/fig4/{dataset}.tsv", experiment=wildcards.experiment,
-            dataset=zhang2012_datasets(wildcards.experiment, ZHANG2012_GENES)),
+            "results/{experiment}/paper/fig4/{dataset}.tsv",
+            experiment=wildcards.experiment,
+            dataset=zhang2012_datasets(wildcards.experiment, ZHANG2012_GENES),
+        ),
     output:
         fig3=report(
             "results/{experiment}/paper/fig3_consensus.png",
@@ -219,18 +257,18 @@ rule zhang2012_fig34:
             subcategory="figures",
         ),
         fig4_tsv="results/{experiment}/paper/fig4_borda.tsv",
-    wildcard_constraints:
-        experiment="zhang2012(-small)?",
     log:
         "logs/{experiment}/paper/fig34.log",
     benchmark:
         "benchmarks/{experiment}/paper/fig34.tsv"
+    wildcard_constraints:
+        experiment="zhang2012(-small)?",
+    conda:
+        ZHANG2012_ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
-    conda:
-        ZHANG2012_ENV
     script:
         "../../../scripts/zhang2012_fig34.py"
 
