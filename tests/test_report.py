@@ -76,3 +76,15 @@ def test_paper_vs_ours_marks_a_best_m_as_chosen_with_labels():
 def test_markdown_has_a_row_per_record():
     md = to_markdown(pd.DataFrame({"a": [1, 2], "b": [0.25, np.nan]}))
     assert md.splitlines()[2:] == ["| 1 | 0.250 |", "| 2 |  |"]
+
+
+def test_atomic_outputs_get_the_usual_permissions(tmp_path):
+    import os
+    import stat
+
+    from fsclust._io import write_text_atomic
+
+    write_text_atomic(tmp_path / "a.txt", "x")
+    (tmp_path / "b.txt").write_text("x")
+    mode = stat.S_IMODE(os.stat(tmp_path / "a.txt").st_mode)
+    assert mode == stat.S_IMODE(os.stat(tmp_path / "b.txt").st_mode)

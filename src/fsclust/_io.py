@@ -43,10 +43,18 @@ def atomic_path(path, suffix=None):
     tmp = Path(tmp)
     try:
         yield tmp
+        # mkstemp creates the file 0600; give it the permissions a plain open() would
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_text_atomic(path, text):
