@@ -228,18 +228,8 @@ def test_desouto_sets_load_to_the_manifest_sizes(catalog, dataset_id):
 
 
 @needs_mirror
-def test_prepare_desouto_uses_the_data_as_distributed(catalog):
-    # spec methods-seed 5.3: the de Souto files are already preprocessed; prepare only loads
+def test_prepare_desouto_standardizes_each_gene(catalog):
     entry = get_entry(catalog, "desouto-tomlins-2006")
-    ds = prepare(entry, MIRROR / entry.file)
-    assert ds.provenance["recipe_steps"] == []
-    np.testing.assert_array_equal(ds.X, load_raw(entry, MIRROR / entry.file).X)
-
-
-@needs_mirror
-def test_substitutes_built_on_de_souto_files_are_standardised(catalog):
-    # Maldonado et al. standardise their variables; the substitutes say so in their recipe
-    entry = get_entry(catalog, "maldonado-mll-substitute")
     ds = prepare(entry, MIRROR / entry.file)
     assert ds.provenance["recipe_steps"] == ["standardize"]
     np.testing.assert_allclose(ds.X.mean(0), 0, atol=1e-10)
