@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import zipfile
 from pathlib import Path
 
@@ -41,11 +40,7 @@ from fsclust.datasets import (
 REPO = Path(__file__).resolve().parents[1]
 CATALOG = REPO / "config" / "datasets.tsv"
 SCHEMA = REPO / "workflow" / "schemas" / "datasets.schema.yaml"
-MIRROR = Path(os.environ.get("FSCLUST_MIRROR", REPO.parent / "shared" / "data"))
-needs_mirror = pytest.mark.skipif(
-    not (MIRROR / "MANIFEST.tsv").is_file(),
-    reason=f"offline data mirror not found at {MIRROR} (set FSCLUST_MIRROR to its directory)",
-)
+from _mirror import MIRROR, needs_mirror  # noqa: E402
 
 
 @pytest.fixture(scope="module")

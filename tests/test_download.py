@@ -25,11 +25,7 @@ from fsclust.datasets import (
 from fsclust.datasets import download as download_module
 
 REPO = Path(__file__).resolve().parents[1]
-MIRROR = Path(os.environ.get("FSCLUST_MIRROR", REPO.parent / "shared" / "data"))
-needs_mirror = pytest.mark.skipif(
-    not (MIRROR / "MANIFEST.tsv").is_file(),
-    reason=f"offline data mirror not found at {MIRROR} (set FSCLUST_MIRROR to its directory)",
-)
+from _mirror import MIRROR, needs_mirror  # noqa: E402
 DESOUTO = ["desouto-armstrong-2002-v2", "desouto-tomlins-2006"]
 
 

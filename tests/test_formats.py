@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -30,12 +29,7 @@ from fsclust.datasets import (
 )
 
 REPO = Path(__file__).resolve().parents[1]
-MIRROR = Path(os.environ.get("FSCLUST_MIRROR", REPO.parent / "shared" / "data"))
-HAS_MIRROR = (MIRROR / "MANIFEST.tsv").is_file()
-needs_mirror = pytest.mark.skipif(
-    not HAS_MIRROR,
-    reason=f"offline data mirror not found at {MIRROR} (set FSCLUST_MIRROR to its directory)",
-)
+from _mirror import HAS_MIRROR, MIRROR, needs_mirror  # noqa: E402
 CATALOG = load_catalog(REPO / "config" / "datasets.tsv")
 FILE_IDS = [e.id for e in CATALOG.values() if e.files]
 
