@@ -96,3 +96,56 @@ def test_subsample_labels_cover_all_samples():
     X, y = _toy(2)
     model = KPKMeans(n_clusters=3, step="normalized", max_samples=60, random_state=0).fit(X)
     assert model.labels_.shape == (120,) and model.sample_indices_.shape == (60,)
+
+
+def _correlated_noise_toy(seed=0, n_noise=40):
+    """3 blobs in 2 coordinates + equicorrelated (0.3) N(0,1) noise: the shared factor
+    dominates the distances, so kernel k-means on all features does not find the blobs."""
+    rng = np.random.RandomState(seed)
+    y = np.repeat(np.arange(3), 40)
+    centres = np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 3.0]])
+    shared = rng.randn(120, 1)
+    noise = np.sqrt(0.7) * rng.randn(120, n_noise) + np.sqrt(0.3) * shared
+    return np.hstack([centres[y] + 0.4 * rng.randn(120, 2), noise]), y
+
+
+def test_partition_from_relevant_features_keeps_exactly_them_at_a_fixed_point():
+    # Given C built on the relevant coordinates, the energy ratio holds their factors against
+    # the penalty while the rest are removed; the last round then runs max_inner steps
+    # without an elimination (the convergence of Algorithm 2), with both features kept.
+    X, y = _correlated_noise_toy()
+    model = KPKMeans(n_clusters=3, step="normalized", init_features=[0, 1], max_inner=300,
+                     random_state=0).fit(X, y)
+    assert sorted(model.selected_features_.tolist()) == [0, 1]
+    assert np.all(model.v_[[0, 1]] > 0.1)  # far above eps = 1e-4: a fixed point, not a crawl
+    assert model.elimination_log_[-1][0] < model.n_rounds_  # last round eliminated nothing
+    assert model.accuracy_path_[-1] > 0.95
+
+
+def test_init_features_on_all_columns_equals_the_default():
+    X, _ = _toy(3)
+    a = KPKMeans(n_clusters=3, step="normalized", random_state=4).fit(X)
+    b = KPKMeans(n_clusters=3, step="normalized", init_features=list(range(X.shape[1])),
+                 random_state=4).fit(X)
+    np.testing.assert_array_equal(a.v_, b.v_)
+    np.testing.assert_array_equal(a.labels_path_, b.labels_path_)
+
+
+@pytest.mark.parametrize("bad", [[], [-1], [99]])
+def test_init_features_out_of_range_is_a_clear_error(bad):
+    X, _ = _toy()
+    with pytest.raises(ValueError, match="init_features must be column indices"):
+        KPKMeans(n_clusters=3, init_features=bad).fit(X)
+
+
+def test_init_features_relevant_resolves_to_the_datasets_relevant_features():
+    from types import SimpleNamespace
+
+    from fsclust.steps import _resolve_dataset_params
+
+    toy = SimpleNamespace(relevant_features=[0, 1])
+    params = {"lam": 0.5, "init_features": "relevant"}
+    assert _resolve_dataset_params(params, toy, "zp-toy1-10u") == {"lam": 0.5, "init_features": [0, 1]}
+    assert params["init_features"] == "relevant"  # the config dict is not modified
+    with pytest.raises(ValueError, match="records no relevant features"):
+        _resolve_dataset_params(params, SimpleNamespace(relevant_features=None), "iris")

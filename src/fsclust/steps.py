@@ -106,6 +106,18 @@ def rank_sidecar(ranker, ds, *, dataset, method, seed, random_state, seconds, me
     return info
 
 
+def _resolve_dataset_params(params, ds, dataset):
+    """Parameters that name a property of the dataset: ``init_features: relevant`` becomes the
+    dataset's recorded relevant features (the toy sets' two coordinates)."""
+    params = dict(params or {})
+    if params.get("init_features") == "relevant":
+        if ds.relevant_features is None:
+            raise ValueError(f"init_features: relevant, but dataset {dataset!r} records no "
+                             "relevant features; give column indices or drop the parameter")
+        params["init_features"] = [int(j) for j in ds.relevant_features]
+    return params
+
+
 def rank(data_path, out_path, *, dataset, method, spec, seed, class_draw=None, sidecar_path=None,
          metrics=("acc", "nmi", "ari")):
     """Rank the features of a prepared dataset with one method and one seed.
@@ -119,7 +131,8 @@ def rank(data_path, out_path, *, dataset, method, spec, seed, class_draw=None, s
     n_clusters = ds.n_classes if ds.y is not None else ds.provenance.get("n_clusters")
     random_state = derive_seed(seed, dataset, method)
     start = time.perf_counter()
-    ranker = rank_features(ds.X, spec["method"], spec.get("params"), n_clusters=n_clusters,
+    params = _resolve_dataset_params(spec.get("params"), ds, dataset)
+    ranker = rank_features(ds.X, spec["method"], params, n_clusters=n_clusters,
                            random_state=random_state)
     seconds = time.perf_counter() - start
     log.info("%s on %s (seed %d -> random_state %d): %.2f s", method, dataset, seed,
