@@ -4,7 +4,9 @@ from fsclust import steps
 
 w = snakemake.wildcards
 spec = snakemake.params.spec
-params = {**spec.get("params", {}), "lam": 2.0 ** int(w.lam), "gamma": 2.0 ** int(w.gamma)}
+# Table 4 is about gamma, the size of the fixed step v <- v - gamma grad: always that step
+params = {**spec.get("params", {}), "lam": 2.0 ** int(w.lam), "gamma": 2.0 ** int(w.gamma),
+          "step": "fixed"}
 with steps.logged(snakemake.log[0]):
     # method name "kpkmeans": the same seed, hence the same first clustering, as the main run
     steps.rank(snakemake.input.data, snakemake.output.ranking, dataset=snakemake.params.dataset,

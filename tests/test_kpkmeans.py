@@ -149,3 +149,20 @@ def test_init_features_relevant_resolves_to_the_datasets_relevant_features():
     assert params["init_features"] == "relevant"  # the config dict is not modified
     with pytest.raises(ValueError, match="records no relevant features"):
         _resolve_dataset_params(params, SimpleNamespace(relevant_features=None), "iris")
+
+
+def test_normalised_step_reaches_a_fixed_point_on_iris_where_gamma_one_overshoots():
+    # Why Table 3 uses the normalised step (config/experiments/maldonado2015.yaml): with the
+    # fixed gamma = 1 the very first gradient step removes several of Iris' 4 features at once,
+    # so the step size decides n; the normalised step ends with max_inner steps without an
+    # elimination, features still kept.
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    fixed = KPKMeans(n_clusters=3, lam=0.5, gamma=1.0, random_state=0).fit(X, y)
+    first = [entry for entry in fixed.elimination_log_ if entry[:2] == (1, 1)]
+    assert len(first) >= 2
+    normalised = KPKMeans(n_clusters=3, lam=0.5, step="normalized", max_inner=1000,
+                          random_state=0).fit(X, y)
+    assert normalised.n_features_selected_ >= 2
+    assert normalised.elimination_log_[-1][0] < normalised.n_rounds_
