@@ -67,28 +67,24 @@ def table1_runs(results, toy_datasets, seeds, toy_methods):
             kp = _read_json(f"{results}/toy/{ds}/kpkmeans/seed{seed}.json")
             n = int(kp["n_features_selected"])
             for method in [*toy_methods, "mcfs"]:
-                if method == "kpkmeans":
-                    top = np.asarray(kp["selected_features"], dtype=int)
-                elif _is_kpkmeans(toy_methods, method):
-                    # another KP-Kmeans reading: its own selection, its own n
-                    other = _read_json(f"{results}/toy/{ds}/{method}/seed{seed}.json")
-                    top = np.asarray(other["selected_features"], dtype=int)
-                    rows.append({"dataset": ds, "seed": seed, "method": method,
-                                 "n": int(other["n_features_selected"]),
-                                 "relevant": int(np.isin(RELEVANT, top).sum())})
-                    continue
+                n_method = n
+                if method == "kpkmeans" or _is_kpkmeans(toy_methods, method):
+                    # a KP-Kmeans reading: its own selection, its own n
+                    own = kp if method == "kpkmeans" else _read_json(
+                        f"{results}/toy/{ds}/{method}/seed{seed}.json")
+                    top = np.asarray(own["selected_features"], dtype=int)
+                    n_method = int(own["n_features_selected"])
                 else:
                     path = (f"{results}/mcfs_at_n/{ds}/seed{seed}.tsv" if method == "mcfs"
                             else f"{results}/toy/{ds}/{method}/seed{seed}.tsv")
                     top = _ranking(path)[:n]
-                rows.append({"dataset": ds, "seed": seed, "method": method, "n": n,
+                rows.append({"dataset": ds, "seed": seed, "method": method, "n": n_method,
                              "relevant": int(np.isin(RELEVANT, top).sum())})
     return pd.DataFrame(rows)
 
 
 def _is_kpkmeans(toy_methods, method):
-    spec = toy_methods.get(method) if isinstance(toy_methods, dict) else None
-    return spec is not None and spec.get("method") == "kpkmeans"
+    return (toy_methods.get(method) or {}).get("method") == "kpkmeans"
 
 
 def _kp_reading_note(toy_methods):
