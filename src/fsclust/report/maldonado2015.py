@@ -246,7 +246,7 @@ def build_tables(results, *, paper, seeds, datasets, runs4, paper_results_path, 
         note=("Per seed: ✓ both relevant features among the top n, ① one, X none; the paper's "
               "mark in brackets. n = features kept by KP-Kmeans (mean over seeds); the filters "
               "are cut at the same seed's n; MCFS is refitted with lasso cardinality n. "
-              "KP-Kmeans on the toys: lambda = 2^-1, normalised step (spec 3.4). "
+              f"KP-Kmeans on the toys: {_kp_settings(paper['toy_methods']['kpkmeans'].get('params') or {})}. "
               + _kp_reading_note(paper["toy_methods"])),
     ) + "\n")
 
