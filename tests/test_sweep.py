@@ -27,10 +27,11 @@ def _blobs_with_noise(seed=0):
 
 def test_sweep_on_relevant_features_first_recovers_the_clusters():
     X, y = _blobs_with_noise()
-    out = run_sweep(X, y, np.arange(8), [1, 2, 8], "kmeans", n_clusters=3, random_state=0)
+    out = run_sweep(X, y, np.arange(8), [1, 2, 8], {"c": {"method": "kmeans"}}, n_clusters=3,
+                    random_states={"c": 0})
     assert out["n_features"].tolist() == [1, 2, 8]
     assert out.loc[out["n_features"] == 2, "acc"].item() == 1.0
-    assert set(out.columns) == {"n_features", "acc", "nmi", "ari"}
+    assert set(out.columns) == {"clusterer", "n_features", "acc", "nmi", "ari"}
     assert ((out[["acc", "nmi"]] >= 0) & (out[["acc", "nmi"]] <= 1)).all().all()
 
 
@@ -38,14 +39,17 @@ def test_sweep_uses_the_ranking_order():
     # The irrelevant features ranked first: with 2 of them the clusters are not found.
     X, y = _blobs_with_noise()
     order = np.r_[2:8, 0, 1]
-    out = run_sweep(X, y, order, [2], "kmeans", n_clusters=3, random_state=0)
+    out = run_sweep(X, y, order, [2], {"c": {"method": "kmeans"}}, n_clusters=3,
+                    random_states={"c": 0})
     assert out["acc"].item() < 0.8
 
 
 def test_sweep_is_deterministic_for_a_seed():
     X, y = _blobs_with_noise()
-    a = run_sweep(X, y, np.arange(8), [2, 5], "ncut", n_clusters=3, random_state=3)
-    b = run_sweep(X, y, np.arange(8), [2, 5], "ncut", n_clusters=3, random_state=3)
+    a = run_sweep(X, y, np.arange(8), [2, 5], {"c": {"method": "ncut"}}, n_clusters=3,
+                    random_states={"c": 3})
+    b = run_sweep(X, y, np.arange(8), [2, 5], {"c": {"method": "ncut"}}, n_clusters=3,
+                    random_states={"c": 3})
     assert a.equals(b)
 
 
@@ -54,6 +58,8 @@ def test_all_features_of_any_ranking_give_the_all_features_partition(clusterer):
     # top-d of a ranking is the feature set of the nofs baseline: same result, bit for bit
     X, y = _blobs_with_noise(1)
     reversed_ranking = np.arange(8)[::-1]
-    a = run_sweep(X, y, reversed_ranking, [8], clusterer, n_clusters=3, random_state=5)
-    b = run_sweep(X, y, np.arange(8), [8], clusterer, n_clusters=3, random_state=5)
+    a = run_sweep(X, y, reversed_ranking, [8], {"c": {"method": clusterer}}, n_clusters=3,
+                    random_states={"c": 5})
+    b = run_sweep(X, y, np.arange(8), [8], {"c": {"method": clusterer}}, n_clusters=3,
+                    random_states={"c": 5})
     assert a.equals(b)

@@ -40,28 +40,50 @@ def resolve_grid(spec, n_features):
     return sorted({m for m in grid if m <= d} | {d})
 
 
-def run_sweep(X, y, ranking, grid, clusterer, params=None, *, n_clusters, random_state,
+def run_sweep(X, y, ranking, grid, clusterers, *, n_clusters, random_states,
               metrics=("acc", "nmi", "ari")):
-    """Cluster ``X[:, ranking[:m]]`` for every m in ``grid`` and evaluate against ``y``.
+    """Cluster ``X[:, ranking[:m]]`` with every clusterer for every m in ``grid``; evaluate.
 
-    The clusterer is rebuilt from scratch for each m with the same ``random_state`` (so the
-    curves of different methods are paired), and any bandwidth rule is recomputed on the m
-    selected features (spec methods-seed 0.6).
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    y : ndarray of shape (n_samples,)
+        The classes the partitions are scored against.
+    ranking : ndarray of int
+        Feature indices, best first.
+    grid : list of int
+        Numbers of top features to cluster on.
+    clusterers : dict
+        ``{key: {"method": name, "params": {...}}}``, the experiment's clusterers.
+    n_clusters : int
+    random_states : dict
+        ``{key: int}``: each clusterer's seed, the same for every m and every ranking, so the
+        curves of different methods are paired.
+    metrics : tuple of str
 
-    Returns a DataFrame with one row per m: ``n_features`` and one column per metric. Timings
-    are left to Snakemake's benchmark files so that results are byte-identical across runs.
+    Each clusterer is rebuilt from scratch for each m, and any bandwidth rule is recomputed on
+    the m selected features (spec methods-seed 0.6).
+
+    Returns
+    -------
+    DataFrame with one row per clusterer and m: ``clusterer``, ``n_features`` and one column
+    per metric. Timings are left to Snakemake's benchmark files so that results are
+    byte-identical across runs.
     """
     X = np.asarray(X, dtype=float)
     ranking = np.asarray(ranking, dtype=int)
     rows = []
-    for m in grid:
-        model = make_clusterer(clusterer, params, n_clusters=n_clusters, random_state=random_state)
-        # The selected set, in the data's column order: clusterers are invariant to column
-        # order in exact arithmetic but not in floating point (distance sums run in a different
-        # order), and on seed 000's nearly disconnected Ncut graphs that round-off changed the
-        # partition. Sorting makes "top-d of any ranking" identical to "all features".
-        labels = model.fit_predict(X[:, np.sort(ranking[:m])])
-        row = {"n_features": int(m)}
-        row.update(evaluate(y, labels, metrics))
-        rows.append(row)
-    return pd.DataFrame(rows, columns=["n_features", *metrics])
+    for key, spec in clusterers.items():
+        for m in grid:
+            model = make_clusterer(spec["method"], spec.get("params"), n_clusters=n_clusters,
+                                   random_state=random_states[key])
+            # The selected set, in the data's column order: clusterers are invariant to column
+            # order in exact arithmetic but not in floating point (distance sums run in a
+            # different order), and on seed 000's nearly disconnected Ncut graphs that
+            # round-off changed the partition. Sorting makes "top-d of any ranking" identical
+            # to "all features".
+            labels = model.fit_predict(X[:, np.sort(ranking[:m])])
+            row = {"clusterer": key, "n_features": int(m)}
+            row.update(evaluate(y, labels, metrics))
+            rows.append(row)
+    return pd.DataFrame(rows, columns=["clusterer", "n_features", *metrics])
