@@ -260,3 +260,37 @@ def test_ncut_equals_scikit_learns_spectral_clustering_discretize(blobs):
     ref = spectral_clustering(model.affinity_matrix_, n_clusters=3, assign_labels="discretize",
                               random_state=0)
     assert adjusted_rand_score(ref, model.labels_) == 1.0
+
+
+# --- precomputed squared distances (the sweep's reuse path) -----------------------------------
+
+
+@pytest.mark.parametrize("make", [
+    lambda: NormalizedCut(n_clusters=4, random_state=0),
+    lambda: NormalizedCut(n_clusters=4, t_rule="cai", offset=0.5, random_state=0),
+    lambda: SpectralClustering(n_clusters=4, laplacian="rw", random_state=0),
+    lambda: SpectralClustering(n_clusters=4, laplacian="sym", t_rule="seed000", random_state=0),
+])
+def test_given_squared_distances_give_the_result_of_the_features(blobs, make):
+    from fsclust.graphs import squared_distances
+
+    X, _ = blobs
+    plain = make().fit(X)
+    given = make().fit(X, sq_distances=squared_distances(X))
+    np.testing.assert_array_equal(given.labels_, plain.labels_)
+    np.testing.assert_array_equal(given.affinity_matrix_, plain.affinity_matrix_)
+    assert given.t_ == plain.t_ and given.n_features_in_ == X.shape[1]
+
+
+@pytest.mark.parametrize("cls", [NormalizedCut, SpectralClustering])
+def test_given_squared_distances_are_checked(blobs, cls):
+    from fsclust.graphs import squared_distances
+
+    X, _ = blobs
+    D2 = squared_distances(X)
+    with pytest.raises(ValueError, match="shape"):
+        cls(n_clusters=4).fit(X, sq_distances=D2[:-1, :-1])
+    with pytest.raises(ValueError, match="non-negative"):
+        cls(n_clusters=4).fit(X, sq_distances=-D2)
+    with pytest.raises(ValueError, match="affinity='rbf'"):
+        cls(n_clusters=4, affinity="knn").fit(X, sq_distances=D2)

@@ -66,3 +66,27 @@ def test_scaling_gives_mean_squared_distance_two():
     Xs = scale_features(rng.randn(400, 50) * 7 + 3, "zscore-sqrt-d")
     d2 = ((Xs[:, None] - Xs[None]) ** 2).sum(-1)
     assert d2.mean() == pytest.approx(2.0, rel=1e-9)  # all n^2 pairs, population sd
+
+
+@pytest.mark.parametrize("scale", ["none", "zscore", "zscore-sqrt-d"])
+def test_given_squared_distances_give_the_result_of_the_features(scale):
+    from fsclust.cluster.kernel_kmeans import scaled_sq_distances
+
+    X, _ = _blobs(2)
+    X = np.hstack([X, np.random.RandomState(2).randn(X.shape[0], 3)])
+    plain = KernelKMeans(n_clusters=3, scale=scale, random_state=0).fit(X)
+    given = KernelKMeans(n_clusters=3, scale=scale, random_state=0).fit(
+        X, sq_distances=scaled_sq_distances(X, scale))
+    np.testing.assert_array_equal(given.labels_, plain.labels_)
+    assert given.energy_ == plain.energy_ and given.n_features_in_ == X.shape[1]
+
+
+def test_given_squared_distances_need_the_gaussian_kernel():
+    from fsclust.cluster.kernel_kmeans import scaled_sq_distances
+
+    X, _ = _blobs(0)
+    D2 = scaled_sq_distances(X, "none")
+    with pytest.raises(ValueError, match="kernel='rbf'"):
+        KernelKMeans(n_clusters=3, kernel="linear").fit(X, sq_distances=D2)
+    with pytest.raises(ValueError, match="shape"):
+        KernelKMeans(n_clusters=3).fit(X, sq_distances=D2[:5, :5])

@@ -23,6 +23,7 @@ __all__ = [
     "BANDWIDTH_RULES",
     "squared_distances",
     "bandwidth",
+    "heat_affinity",
     "rbf_affinity",
     "knn_graph",
     "laplacian",
@@ -199,7 +200,37 @@ def rbf_affinity(X, t=None, t_rule="cai", keep_diagonal=False, return_bandwidth=
     >>> bool(np.isclose(W[0, 1], np.exp(-1.0)))
     True
     """
-    D2 = squared_distances(X)
+    return heat_affinity(squared_distances(X), t=t, t_rule=t_rule, keep_diagonal=keep_diagonal,
+                         return_bandwidth=return_bandwidth)
+
+
+def heat_affinity(D2, t=None, t_rule="cai", keep_diagonal=False, return_bandwidth=False):
+    """:func:`rbf_affinity` from the squared distances ``D2`` instead of the features.
+
+    ``rbf_affinity(X, ...)`` is ``heat_affinity(squared_distances(X), ...)``: callers that
+    already hold the squared distances (a sweep that accumulates them as features are added)
+    get the same graph without recomputing them. ``D2`` is not modified.
+
+    Parameters
+    ----------
+    D2 : ndarray of shape (n, n)
+        Squared Euclidean distances within one set of samples, zero diagonal.
+    t, t_rule, keep_diagonal, return_bandwidth
+        As in :func:`rbf_affinity`; the bandwidth rule is applied to ``D2``.
+
+    Returns
+    -------
+    W : ndarray of shape (n, n), float64
+    t : float
+        Only when ``return_bandwidth``.
+
+    Examples
+    --------
+    >>> X = [[0.0], [1.0], [3.0]]
+    >>> bool(np.array_equal(heat_affinity(squared_distances(X)), rbf_affinity(X)))
+    True
+    """
+    D2 = np.asarray(D2, dtype=np.float64)
     t = bandwidth(D2, t_rule) if t is None else _check_t(t)
     W = np.exp(-D2 / t)
     if not keep_diagonal:

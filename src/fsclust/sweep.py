@@ -5,6 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from fsclust.cluster.kernel_kmeans import (
+    SCALINGS,
+    KernelKMeans,
+    scale_features,
+    scaled_sq_distances,
+)
+from fsclust.cluster.ncut import NormalizedCut
+from fsclust.cluster.spectral import SpectralClustering
+from fsclust.graphs import squared_distances
 from fsclust.metrics import evaluate
 from fsclust.registry import make_clusterer
 
@@ -40,8 +49,123 @@ def resolve_grid(spec, n_features):
     return sorted({m for m in grid if m <= d} | {d})
 
 
+def accumulated_sq_distances(X, ranking, grid):
+    """Squared distances on the top-m ranked features for every m of ``grid``, by accumulation.
+
+    Squared Euclidean distances are a sum over the columns, so going from the top ``m'`` to the
+    top ``m`` features adds the squared distances of the block ``ranking[m':m]`` alone,
+    computed in the BLAS form of :func:`fsclust.graphs.squared_distances` on that block. A
+    whole sweep costs O(n^2 d) instead of O(n^2 * sum of m), and holds n-by-n matrices only.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    ranking : ndarray of int
+        Feature indices, best first.
+    grid : iterable of int
+        Numbers of top features; visited in ascending order, duplicates once.
+
+    Yields
+    ------
+    m : int
+    D2 : ndarray of shape (n_samples, n_samples)
+        Squared distances on ``X[:, ranking[:m]]``: exactly symmetric, zero diagonal. Equal to
+        ``squared_distances(X[:, np.sort(ranking[:m])])`` up to round-off only (the terms are
+        summed in another order); see :func:`run_sweep` for where that matters. The array is
+        the running sum, updated in place at the next step: copy it to keep it.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0, 0.0, 0.0], [1.0, 2.0, 3.0]])
+    >>> [(m, float(D2[0, 1])) for m, D2 in accumulated_sq_distances(X, [2, 0, 1], [1, 3])]
+    [(1, 9.0), (3, 14.0)]
+    """
+    X = np.asarray(X, dtype=float)
+    ranking = np.asarray(ranking, dtype=int)
+    D2 = np.zeros((X.shape[0], X.shape[0]))
+    done = 0
+    for m in sorted({int(m) for m in grid}):
+        if m > done:
+            # the block of newly added features, in the data's column order
+            D2 += squared_distances(X[:, np.sort(ranking[done:m])])
+            done = m
+        yield m, D2
+
+
+def _distance_space(model):
+    """The squared distances ``model.fit`` accepts as ``sq_distances``, or None.
+
+    ``"none"``: of the features as given (graph clusterers with the RBF affinity); a scaling
+    of :func:`~fsclust.cluster.kernel_kmeans.scale_features`: of the scaled features (kernel
+    k-means with the Gaussian kernel). Others (k-means, kNN or precomputed graphs, linear or
+    precomputed kernels) cluster the features themselves.
+    """
+    if isinstance(model, (NormalizedCut, SpectralClustering)):
+        return "none" if model.affinity == "rbf" else None
+    if isinstance(model, KernelKMeans):
+        return model.scale if model.kernel == "rbf" and model.scale in SCALINGS else None
+    return None
+
+
+def sweep_labels(X, ranking, grid, clusterers, *, n_clusters, random_states,
+                 reuse_distances=True):
+    """The partitions of :func:`run_sweep`, before scoring: ``{(key, m): labels}``.
+
+    Parameters are those of :func:`run_sweep`. The models are fitted for the m of ``grid`` in
+    ascending order, each from scratch and with its clusterer's seed, so the order changes
+    nothing but the cost.
+    """
+    X = np.asarray(X, dtype=float)
+    ranking = np.asarray(ranking, dtype=int)
+    d = X.shape[1]
+    steps = sorted({int(m) for m in grid})
+
+    def build(key):
+        spec = clusterers[key]
+        return make_clusterer(spec["method"], spec.get("params"), n_clusters=n_clusters,
+                              random_state=random_states[key])
+
+    space = {key: _distance_space(build(key)) if reuse_distances else None for key in clusterers}
+    # One running sum per feature space, shared by every clusterer of that space: the raw
+    # features, and the z-scored ones (both kernel k-means scalings: z-scoring acts on each
+    # column alone, and "zscore-sqrt-d" only divides the squared distances by m).
+    # Below m = d only: see run_sweep for why the last point is computed directly.
+    below_d = [m for m in steps if m < d]
+    running = {}
+    if "none" in space.values():
+        running["none"] = accumulated_sq_distances(X, ranking, below_d)
+    if {"zscore", "zscore-sqrt-d"} & set(space.values()):
+        running["zscore"] = accumulated_sq_distances(scale_features(X, "zscore"), ranking,
+                                                     below_d)
+    labels = {}
+    for m in steps:
+        current = {name: next(sums)[1] for name, sums in running.items()} if m < d else {}
+        # The selected set, in the data's column order: clusterers are invariant to column
+        # order in exact arithmetic but not in floating point (distance sums run in a
+        # different order), and on seed 000's nearly disconnected Ncut graphs that
+        # round-off changed the partition. Sorting makes "top-d of any ranking" identical
+        # to "all features".
+        Xm = X[:, np.sort(ranking[:m])]
+        shared = {}
+        for key in clusterers:
+            kind = space[key]
+            if kind is not None and kind not in shared:
+                if m >= d:
+                    # all features: the very function fit calls on the very columns, so
+                    # top-d of any ranking gives the all-features result bit for bit
+                    shared[kind] = (squared_distances(Xm) if kind == "none"
+                                    else scaled_sq_distances(Xm, kind))
+                elif kind == "zscore-sqrt-d":
+                    shared[kind] = current["zscore"] / m
+                else:
+                    shared[kind] = current[kind]
+            fit_params = {} if kind is None else {"sq_distances": shared[kind]}
+            labels[key, m] = build(key).fit_predict(Xm, **fit_params)
+    return labels
+
+
 def run_sweep(X, y, ranking, grid, clusterers, *, n_clusters, random_states,
-              metrics=("acc", "nmi", "ari")):
+              metrics=("acc", "nmi", "ari"), reuse_distances=True):
     """Cluster ``X[:, ranking[:m]]`` with every clusterer for every m in ``grid``; evaluate.
 
     Parameters
@@ -60,9 +184,27 @@ def run_sweep(X, y, ranking, grid, clusterers, *, n_clusters, random_states,
         ``{key: int}``: each clusterer's seed, the same for every m and every ranking, so the
         curves of different methods are paired.
     metrics : tuple of str
+    reuse_distances : bool, default=True
+        Accumulate the squared distances along the ranking for the clusterers whose graph or
+        kernel depends on them alone (``ncut``, the three spectral clusterings with the RBF
+        affinity, kernel k-means with the Gaussian kernel); False: every clusterer computes
+        everything from the m selected columns (the plain path).
 
     Each clusterer is rebuilt from scratch for each m, and any bandwidth rule is recomputed on
-    the m selected features (spec methods-seed 0.6).
+    the m selected features (spec methods-seed 0.6), from the squared distances of the top m.
+
+    Notes
+    -----
+    With ``reuse_distances``, the squared distances of the top m features are accumulated
+    block by block as m grows (:func:`accumulated_sq_distances`): the sweep then costs
+    O(n^2 d) for the distances plus the clusterings, instead of O(n^2 * sum of m). The
+    accumulated values differ from the direct ``squared_distances(X[:, top m])`` of the plain
+    path at round-off level only (~1e-16 relative to the largest distance), but on nearly
+    disconnected graphs (seed 000's narrow kernel) round-off can change a partition, so the
+    two paths may give different labels at some m below d. At ``m = d`` the squared distances
+    are computed directly from all columns in the data's order, with the function ``fit``
+    itself calls: top-d of any ranking, and the all-features baseline (``ranking =
+    arange(d)``, ``grid = [d]``), give the plain path's result bit for bit.
 
     Returns
     -------
@@ -70,20 +212,12 @@ def run_sweep(X, y, ranking, grid, clusterers, *, n_clusters, random_states,
     per metric. Timings are left to Snakemake's benchmark files so that results are
     byte-identical across runs.
     """
-    X = np.asarray(X, dtype=float)
-    ranking = np.asarray(ranking, dtype=int)
+    labels = sweep_labels(X, ranking, grid, clusterers, n_clusters=n_clusters,
+                          random_states=random_states, reuse_distances=reuse_distances)
     rows = []
-    for key, spec in clusterers.items():
+    for key in clusterers:
         for m in grid:
-            model = make_clusterer(spec["method"], spec.get("params"), n_clusters=n_clusters,
-                                   random_state=random_states[key])
-            # The selected set, in the data's column order: clusterers are invariant to column
-            # order in exact arithmetic but not in floating point (distance sums run in a
-            # different order), and on seed 000's nearly disconnected Ncut graphs that
-            # round-off changed the partition. Sorting makes "top-d of any ranking" identical
-            # to "all features".
-            labels = model.fit_predict(X[:, np.sort(ranking[:m])])
             row = {"clusterer": key, "n_features": int(m)}
-            row.update(evaluate(y, labels, metrics))
+            row.update(evaluate(y, labels[key, int(m)], metrics))
             rows.append(row)
     return pd.DataFrame(rows, columns=["clusterer", "n_features", *metrics])

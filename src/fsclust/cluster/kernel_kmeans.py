@@ -8,7 +8,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
 from ..graphs import squared_distances
-from ._affinity import _check_n_clusters
+from ._affinity import _check_n_clusters, _check_sq_distances
 
 KERNELS = ("rbf", "linear", "precomputed")
 SCALINGS = ("none", "zscore", "zscore-sqrt-d")
@@ -62,7 +62,29 @@ def gaussian_kernel(X, sigma=1.0):
     array([[1.    , 0.6065],
            [0.6065, 1.    ]])
     """
-    return np.exp(-squared_distances(X) / (2.0 * float(sigma) ** 2))
+    return _gaussian_from_sq_distances(squared_distances(X), sigma)
+
+
+def _gaussian_from_sq_distances(D2, sigma):
+    return np.exp(-D2 / (2.0 * float(sigma) ** 2))
+
+
+def scaled_sq_distances(X, scale):
+    """Squared distances between the rows of ``scale_features(X, scale)``: what
+    :class:`KernelKMeans` with ``kernel="rbf"`` computes from features, and what its ``fit``
+    accepts as ``sq_distances``.
+
+    Both scalings act on each column independently (``"zscore-sqrt-d"`` then divides the
+    squared distances by ``d``), so the squared distances are a sum of per-column terms, which
+    :func:`fsclust.sweep.run_sweep` accumulates as features are added.
+
+    Examples
+    --------
+    >>> scaled_sq_distances(np.array([[0.0, 1.0], [2.0, 5.0]]), "zscore-sqrt-d")
+    array([[0., 4.],
+           [4., 0.]])
+    """
+    return squared_distances(scale_features(X, scale))
 
 
 def _one_hot(labels, n_clusters):
@@ -262,27 +284,43 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
         self.max_iter = max_iter
         self.random_state = random_state
 
-    def _kernel(self, X):
+    def _kernel(self, X, sq_distances=None):
+        if sq_distances is not None and self.kernel != "rbf":
+            raise ValueError(
+                f"sq_distances can only be used with kernel='rbf', not kernel={self.kernel!r}."
+            )
         if self.kernel == "precomputed":
             if X.shape[0] != X.shape[1]:
                 raise ValueError(f"A precomputed kernel must be square, got shape {X.shape}.")
             return X
-        Xs = scale_features(X, self.scale)
         if self.kernel == "rbf":
             if not float(self.sigma) > 0:
                 raise ValueError(f"sigma must be > 0, got {self.sigma!r}.")
-            return gaussian_kernel(Xs, self.sigma)
+            if sq_distances is None:
+                D2 = scaled_sq_distances(X, self.scale)
+            else:
+                if self.scale not in SCALINGS:
+                    raise ValueError(f"scale must be one of {SCALINGS}, got {self.scale!r}.")
+                D2 = _check_sq_distances(sq_distances, X.shape[0])
+            return _gaussian_from_sq_distances(D2, self.sigma)
         if self.kernel == "linear":
+            Xs = scale_features(X, self.scale)
             return Xs @ Xs.T
         raise ValueError(f"kernel must be one of {KERNELS}, got {self.kernel!r}.")
 
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, *, sq_distances=None):
         """Cluster the rows of ``X`` (or the samples of a precomputed kernel).
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
         y : Ignored
+        sq_distances : array-like of shape (n_samples, n_samples), default=None
+            The squared Euclidean distances between the rows of the *scaled* features,
+            ``scaled_sq_distances(X, scale)`` (``kernel="rbf"`` only), when the caller already
+            has them: the kernel is then computed from them instead of from ``X``, and the
+            same distances give the same result as ``fit(X)``. A sweep over feature subsets
+            accumulates them (:func:`fsclust.sweep.run_sweep`).
 
         Returns
         -------
@@ -293,7 +331,7 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
         if int(self.n_init) < 1:
             raise ValueError(f"n_init must be >= 1, got {self.n_init!r}.")
         rng = check_random_state(self.random_state)
-        K = self._kernel(X)
+        K = self._kernel(X, sq_distances)
         best = None
         for _ in range(int(self.n_init)):
             run = kernel_kmeans(K, self.n_clusters, max_iter=self.max_iter, random_state=rng)

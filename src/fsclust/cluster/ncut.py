@@ -115,7 +115,7 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
         self.min_affinity = min_affinity
         self.random_state = random_state
 
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, *, sq_distances=None):
         """Cluster the samples.
 
         Parameters
@@ -123,6 +123,12 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
         X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
             Features, or the affinity when ``affinity="precomputed"``.
         y : Ignored
+        sq_distances : array-like of shape (n_samples, n_samples), default=None
+            The squared Euclidean distances between the rows of ``X``, when the caller already
+            has them (``affinity="rbf"`` only): the graph and the bandwidth rule are then
+            computed from them instead of from ``X``, and the same distances give the same
+            result as ``fit(X)``, which computes ``fsclust.graphs.squared_distances(X)``. A
+            sweep over feature subsets accumulates them (:func:`fsclust.sweep.run_sweep`).
 
         Returns
         -------
@@ -137,7 +143,8 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
         if not self.offset >= 0:
             raise ValueError(f"offset must be >= 0, got {self.offset}.")
         rng = check_random_state(self.random_state)
-        W, self.t_ = _build_affinity(X, self.affinity, self.t, self.t_rule, self.n_neighbors)
+        W, self.t_ = _build_affinity(X, self.affinity, self.t, self.t_rule, self.n_neighbors,
+                                     sq_distances=sq_distances)
         if self.min_affinity > 0:
             W = _sparsify(W, self.min_affinity)
         if self.offset == 0:

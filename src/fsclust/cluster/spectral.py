@@ -98,7 +98,7 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         self.n_init = n_init
         self.random_state = random_state
 
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, *, sq_distances=None):
         """Cluster the samples.
 
         Parameters
@@ -106,6 +106,12 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
             Features, or the affinity when ``affinity="precomputed"``.
         y : Ignored
+        sq_distances : array-like of shape (n_samples, n_samples), default=None
+            The squared Euclidean distances between the rows of ``X``, when the caller already
+            has them (``affinity="rbf"`` only): the graph and the bandwidth rule are then
+            computed from them instead of from ``X``, and the same distances give the same
+            result as ``fit(X)``, which computes ``fsclust.graphs.squared_distances(X)``. A
+            sweep over feature subsets accumulates them (:func:`fsclust.sweep.run_sweep`).
 
         Returns
         -------
@@ -121,7 +127,8 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         _check_n_clusters(self.n_clusters, X.shape[0])
         rng = check_random_state(self.random_state)
         W, self.t_ = _build_affinity(
-            X, self.affinity, self.t, self.t_rule, self.n_neighbors, self.weight
+            X, self.affinity, self.t, self.t_rule, self.n_neighbors, self.weight,
+            sq_distances=sq_distances,
         )
         c = self.n_clusters
         if self.laplacian == "unnormalized":
