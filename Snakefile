@@ -19,8 +19,7 @@ for _path in sorted(glob("config/experiments/*.yaml")):
 include: "workflow/rules/common.smk"
 include: "workflow/rules/download.smk"
 include: "workflow/rules/prepare.smk"
-include: "workflow/rules/rank.smk"
-include: "workflow/rules/sweep.smk"
+include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/report.smk"
 
 

@@ -7,8 +7,11 @@ job leaves no half-written file and a rerun resumes from what is complete.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 import logging
+import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -20,6 +23,9 @@ from fsclust._io import write_table_atomic, write_text_atomic
 from fsclust.seeds import derive_seed
 
 log = logging.getLogger("fsclust")
+
+#: Method name of the all-features baseline in sweep tables (the papers' "nofs").
+ALL_FEATURES = "nofs"
 
 
 @contextlib.contextmanager
@@ -118,65 +124,276 @@ def _resolve_dataset_params(params, ds, dataset):
     return params
 
 
-def rank(data_path, out_path, *, dataset, method, spec, seed, class_draw=None, sidecar_path=None,
-         metrics=("acc", "nmi", "ari")):
-    """Rank the features of a prepared dataset with one method and one seed.
+def _rank_one(ds, *, dataset, method, spec, seed, references=None):
+    """Fit ``spec``'s ranker on one repeat's view; return (ranker, random_state, seconds)."""
+    from fsclust.ranking import rank_features
 
-    Writes the ranking TSV and, if ``sidecar_path`` is given, a JSON of what else the method
-    reports (iterations, objective, its own clustering's ACC/NMI/ARI, timing)."""
-    from fsclust.ranking import rank_features, ranking_table, write_ranking
-
-    ds = load_view(data_path, dataset, seed, class_draw)
     # unlabelled sets (the Zelnik-Manor & Perona toys) carry their number of clusters
     n_clusters = ds.n_classes if ds.y is not None else ds.provenance.get("n_clusters")
-    random_state = derive_seed(seed, dataset, method)
-    start = time.perf_counter()
+    # `seed_key` lets a variant share a method's random stream (Maldonado's Table 4 runs start
+    # from the same first clustering as the main KP-Kmeans run)
+    random_state = derive_seed(seed, dataset, spec.get("seed_key", method))
     params = _resolve_dataset_params(spec.get("params"), ds, dataset)
+    params = resolve_references(params, seed, references or {})
+    start = time.perf_counter()
     ranker = rank_features(ds.X, spec["method"], params, n_clusters=n_clusters,
                            random_state=random_state)
-    seconds = time.perf_counter() - start
-    log.info("%s on %s (seed %d -> random_state %d): %.2f s", method, dataset, seed,
-             random_state, seconds)
-    write_ranking(ranking_table(ranker, ds.feature_names, with_index=True), out_path)
-    if sidecar_path is not None:
-        info = rank_sidecar(ranker, ds, dataset=dataset, method=method, seed=seed,
-                            random_state=random_state, seconds=seconds, metrics=metrics)
-        write_text_atomic(sidecar_path, json.dumps(info, indent=1) + "\n")
+    return ranker, random_state, time.perf_counter() - start
 
 
-def sweep(data_path, out_path, *, dataset, method, clusterer, spec, grid_spec, seed, metrics,
-          ranking_path=None, class_draw=None):
-    """Cluster on the top-m features of a ranking (or on all features) for every m; evaluate."""
-    from fsclust.ranking import read_ranking
-    from fsclust.sweep import resolve_grid, run_sweep
+#: Fitted arrays a later step reads (FRMV shares FRCM's ensemble; Zhang's Figure 3 reads FRCM's
+#: consensus matrix), kept beside the ranking in ``seed{S}.npz``.
+ARTIFACT_ATTRIBUTES = ("ensemble_", "consensus_matrix_")
 
-    ds = load_view(data_path, dataset, seed, class_draw)
-    if ds.y is None:
-        raise ValueError(f"dataset {dataset!r} has no class labels: it cannot be evaluated by a sweep")
-    d = ds.X.shape[1]
-    if ranking_path is None:  # the all-features baseline ("nofs")
-        ranking, grid = np.arange(d), [d]
+
+def _artifacts(ranker):
+    arrays = {}
+    for name in ARTIFACT_ATTRIBUTES:
+        if hasattr(ranker, name):
+            arrays[name.rstrip("_")] = np.asarray(getattr(ranker, name))
+    ensemble = arrays.get("ensemble")
+    M = arrays.get("consensus_matrix")
+    if M is not None and ensemble is not None:
+        # A consensus (co-association) matrix is counts / T: stored as the integer counts it is
+        # made of (8 times smaller than float64; pendigits' 3498 x 3498 over 40 trials), and
+        # only when counts / T gives it back bit for bit.
+        T = ensemble.shape[0]
+        counts = np.rint(M * T)
+        if T < 2**16 and np.array_equal(counts / T, M):
+            arrays["consensus_matrix"] = counts.astype(np.uint8 if T < 256 else np.uint16)
+            arrays["consensus_matrix_denominator"] = np.asarray(T)
+    return arrays
+
+
+def read_artifact(path, name):
+    """An array a ranking run kept (``seed{S}.npz``), decoded (consensus counts -> matrix)."""
+    with np.load(path) as data:
+        if name not in data:
+            raise KeyError(f"{path} holds no {name!r}; it holds {sorted(data.files)}")
+        value = data[name]
+        if name == "consensus_matrix" and "consensus_matrix_denominator" in data:
+            value = value / int(data["consensus_matrix_denominator"])
+    return value
+
+
+def resolve_references(params, seed, references):
+    """Parameters that name another method's result for the same dataset and seed.
+
+    ``{selected_by: kpkmeans}`` is the number of features that method kept (at least 1: a
+    filter needs one feature); ``{from: frcm, attribute: ensemble}`` is an array that method
+    kept (:data:`ARTIFACT_ATTRIBUTES`) or a value of its sidecar JSON. ``references`` maps a
+    method key to its rankings directory.
+    """
+    out = {}
+    for key, value in (params or {}).items():
+        if isinstance(value, dict) and ("selected_by" in value or "from" in value):
+            out[key] = reference_value(value, seed, references)
+        else:
+            out[key] = value
+    return out
+
+
+def reference_value(ref, seed, references):
+    """The value a ``{selected_by: ...}`` or ``{from: ..., attribute: ...}`` entry names."""
+    source = ref.get("selected_by", ref.get("from"))
+    if source not in references:
+        raise ValueError(f"{ref}: method {source!r} is not an input of this job; "
+                         f"known: {sorted(references)}")
+    base = Path(references[source])
+    if "selected_by" in ref:
+        info = json.loads((base / f"seed{seed}.json").read_text())
+        if "n_features_selected" not in info:
+            raise ValueError(f"{ref}: method {source!r} selects no number of features itself")
+        return max(int(info["n_features_selected"]), 1)
+    attribute = ref["attribute"]
+    npz = base / f"seed{seed}.npz"
+    if npz.exists():
+        with np.load(npz) as data:
+            if attribute in data:
+                return read_artifact(npz, attribute)
+    info = json.loads((base / f"seed{seed}.json").read_text())
+    if attribute not in info:
+        raise ValueError(f"{ref}: method {source!r} kept no {attribute!r}")
+    return info[attribute]
+
+
+def sweep_grid(grid_spec, d, seed, references):
+    """The m values of one repeat's sweep: :func:`fsclust.sweep.resolve_grid` of the plain
+    entries, plus any ``{selected_by: method}`` entry (that method's n for this seed).
+    Returns ``(points, grid, marks)``: every m to cluster on, the plain grid (the curves) and
+    ``marks[m]``, the methods whose n is m."""
+    from fsclust.sweep import resolve_grid
+
+    if isinstance(grid_spec, list):
+        plain = [v for v in grid_spec if not isinstance(v, dict)]
+        refs = [v for v in grid_spec if isinstance(v, dict)]
+    elif isinstance(grid_spec, dict) and "selected_by" in grid_spec:
+        plain, refs = [], [grid_spec]
     else:
-        ranking, grid = read_ranking(ranking_path)["index"].to_numpy(), resolve_grid(grid_spec, d)
-    # Same clusterer seed for every method: curves of different methods are paired.
-    random_state = derive_seed(seed, dataset, clusterer)
-    start = time.perf_counter()
-    result = run_sweep(ds.X, ds.y, ranking, grid, spec["method"], spec.get("params"),
-                       n_clusters=ds.n_classes, random_state=random_state, metrics=metrics)
-    log.info("%s / %s / %s seed %d: %d points in %.2f s", dataset, method, clusterer, seed,
-             len(grid), time.perf_counter() - start)
-    result.insert(0, "seed", seed)
-    result.insert(0, "clusterer", clusterer)
-    result.insert(0, "method", method)
-    result.insert(0, "dataset", dataset)
-    write_table_atomic(result, out_path, float_format="%.10g")
+        plain, refs = grid_spec, []
+    grid = resolve_grid(plain, d) if (plain or not refs) else []
+    marks = {}
+    for ref in refs:
+        m = min(reference_value(ref, seed, references), d)
+        marks.setdefault(m, []).append(ref["selected_by"])
+    return sorted(set(grid) | set(marks)), set(grid), marks
 
 
-def aggregate(sweep_paths, metrics, out, skipped=None):
-    """Write all sweep rows, the per-m summary over seeds and the best/mean table.
+def _shares_ranking(spec, class_draw):
+    """Whether one ranking serves every seed: the method makes no random choice (its class
+    takes no ``random_state``), each seed sees the same samples, and no parameter depends on
+    another method's per-seed result."""
+    from fsclust.registry import ranker_class
+
+    takes_seed = "random_state" in inspect.signature(ranker_class(spec["method"])).parameters
+    has_refs = bool(_referenced(spec.get("params")))
+    return not takes_seed and not class_draw and not has_refs
+
+
+def _referenced(value):
+    """Method keys a spec refers to (``{selected_by: key}``, ``{from: key, ...}``)."""
+    if isinstance(value, dict):
+        found = [value[k] for k in ("selected_by", "from") if k in value]
+        return found + [k for v in value.values() for k in _referenced(v)]
+    if isinstance(value, list):
+        return [k for v in value for k in _referenced(v)]
+    return []
+
+
+def _dependency_order(methods, grid_spec=None):
+    """Method keys with every referenced method first (a method that reads KP-Kmeans' n or
+    FRCM's ensemble runs after it in the same job)."""
+    order, seen = [], set()
+
+    def visit(key, path=()):
+        if key in seen:
+            return
+        if key in path:
+            raise ValueError(f"methods refer to each other in a cycle: {' -> '.join(path)}")
+        spec = methods[key]
+        for ref in _referenced(spec.get("params")) + _referenced(spec.get("sweep", grid_spec)):
+            if ref in methods and ref != key:
+                visit(ref, (*path, key))
+        seen.add(key)
+        order.append(key)
+
+    for key in methods:
+        visit(key)
+    return order
+
+
+def evaluate(data_path, sweep_path, *, dataset, methods, rankings_dir, seeds, clusterers,
+             grid_spec, metrics, baseline=False, nested=False, class_draw=None,
+             references=None):
+    """One unit of work: rank ``dataset`` with each of ``methods`` for every seed, and cluster
+    the top-m features with every clusterer for every m of the sweep (and, with ``baseline``,
+    on all features: the papers' "nofs").
+
+    Parameters
+    ----------
+    data_path, sweep_path : str
+        The prepared ``.npz`` and the job's one sweep TSV (every method, seed, clusterer, m).
+    methods : dict
+        ``{key: spec}`` of the experiment; may be empty (the baseline alone).
+    rankings_dir : str or None
+        Where the rankings go: ``seed{S}.tsv`` (the ranking), ``seed{S}.json`` (its sidecar:
+        run time, iterations, the method's own clustering scored against the classes) and, for
+        methods whose arrays later steps read, ``seed{S}.npz``; in ``rankings_dir/{key}/`` when
+        ``nested`` (one job for all methods of a dataset), else directly (one method).
+    references : dict
+        ``{key: rankings directory}`` of methods of other jobs that a spec refers to.
+
+    A method with no random choice is fitted once and its ranking serves every seed, unless
+    each seed draws its own classes. Rankings are written in a temporary directory renamed
+    into place at the end, and the sweep TSV atomically: a killed job leaves neither.
+    """
+    from fsclust.ranking import ranking_table, write_ranking
+    from fsclust.sweep import run_sweep
+
+    order = _dependency_order(methods, grid_spec)
+    references = dict(references or {})
+    tmp_dir = None
+    if methods:
+        final = Path(rankings_dir)
+        tmp_dir = final.parent / f".{final.name}.tmp"
+        shutil.rmtree(tmp_dir, ignore_errors=True)
+        tmp_dir.mkdir(parents=True)
+        method_dirs = {k: (tmp_dir / k if nested else tmp_dir) for k in order}
+        for k in order:
+            method_dirs[k].mkdir(parents=True, exist_ok=True)
+            references[k] = method_dirs[k]  # later methods of this job read it there
+    shares = {k: _shares_ranking(methods[k], class_draw) for k in order}
+    shared = {}
+    frames = []
+    full = None if class_draw else load_view(data_path, dataset, seeds[0])
+    for seed in seeds:
+        ds = full if full is not None else load_view(data_path, dataset, seed, class_draw)
+        d = ds.X.shape[1]
+        # Same clusterer seed for every method: the curves of different methods are paired.
+        random_states = {key: derive_seed(seed, dataset, key) for key in clusterers}
+        runs = []
+        for key in order:
+            spec = methods[key]
+            if key in shared:
+                ranker, random_state, seconds = shared[key]
+            else:
+                ranker, random_state, seconds = _rank_one(ds, dataset=dataset, method=key,
+                                                          spec=spec, seed=seed,
+                                                          references=references)
+                if shares[key]:
+                    shared[key] = (ranker, random_state, seconds)
+            log.info("%s on %s (seed %d -> random_state %d): %.2f s%s", key, dataset, seed,
+                     random_state, seconds, " (one ranking for every seed)" if shares[key] else "")
+            table = ranking_table(ranker, ds.feature_names, with_index=True)
+            out = method_dirs[key]
+            write_ranking(table, out / f"seed{seed}.tsv")
+            info = rank_sidecar(ranker, ds, dataset=dataset, method=key, seed=seed,
+                                random_state=random_state, seconds=seconds, metrics=metrics)
+            if shares[key]:
+                info["shared_by_seeds"] = True
+            write_text_atomic(out / f"seed{seed}.json", json.dumps(info, indent=1) + "\n")
+            arrays = _artifacts(ranker)
+            if arrays:
+                np.savez_compressed(out / f"seed{seed}.npz", **arrays)
+            runs.append((key, table["index"].to_numpy(),
+                         *sweep_grid(spec.get("sweep", grid_spec), d, seed, references)))
+        if baseline:
+            runs.append((ALL_FEATURES, np.arange(d), [d], {d}, {}))
+        if ds.y is None or not clusterers:
+            continue  # unlabelled (the toy sets) or no clusterer: rankings only
+        for key, ranking, points, grid, marks in runs:
+            start = time.perf_counter()
+            result = run_sweep(ds.X, ds.y, ranking, points, clusterers,
+                               n_clusters=ds.n_classes, random_states=random_states,
+                               metrics=metrics)
+            log.info("%s / %s seed %d: %d clusterer(s) x %d points in %.2f s", dataset, key,
+                     seed, len(clusterers), len(points), time.perf_counter() - start)
+            result.insert(0, "seed", seed)
+            result.insert(0, "method", key)
+            result.insert(0, "dataset", dataset)
+            # in_grid: a point of the curves; selected_by: another method's own choice of m for
+            # this seed (Maldonado's Table 3), left out of the curves unless on the grid too
+            result["in_grid"] = [int(m in grid) for m in result["n_features"]]
+            result["selected_by"] = [",".join(marks.get(m, [])) for m in result["n_features"]]
+            frames.append(result)
+    columns = ["dataset", "method", "seed", "clusterer", "n_features", *metrics, "in_grid",
+               "selected_by"]
+    sweeps = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
+    write_table_atomic(sweeps[columns], sweep_path, float_format="%.10g")
+    if tmp_dir is not None:
+        if final.exists():
+            shutil.rmtree(final)
+        os.replace(tmp_dir, final)
+
+
+def aggregate(sweep_paths, metrics, out, skipped=None, figures_dir=None, datasets=(),
+              experiment=None):
+    """Write all sweep rows, the per-m summary over seeds and the best/mean table; with
+    ``figures_dir``, one figure per dataset of ``datasets`` (``{dataset}.png``) as well.
 
     ``skipped`` maps a dataset the experiment lists but could not get to the reason; the
-    Markdown table says so, so a gap is never silent."""
+    Markdown table says so, so a gap is never silent. Figures are drawn in a temporary
+    directory renamed into place, so a killed job leaves no partial set."""
     from fsclust.report import best_and_mean, collect_sweeps, summarise, to_markdown
 
     sweeps = collect_sweeps(sweep_paths)
@@ -191,14 +408,19 @@ def aggregate(sweep_paths, metrics, out, skipped=None):
     for dataset, reason in sorted((skipped or {}).items()):
         note += f"\n\n**Skipped dataset {dataset}**: {reason}"
     write_text_atomic(out["best_md"], to_markdown(best, title="Best and mean over the sweep", note=note) + "\n")
+    if figures_dir is not None:
+        from fsclust.report import plot_sweeps
 
-
-def figure(summary_path, dataset, metrics, out_path, title=None):
-    """Plot one dataset's sweep curves."""
-    from fsclust.report import plot_sweeps
-
-    summary = pd.read_csv(summary_path, sep="\t")
-    plot_sweeps(summary, dataset, metrics, out_path, title=title)
+        final = Path(figures_dir)
+        tmp_dir = final.parent / f".{final.name}.tmp"
+        shutil.rmtree(tmp_dir, ignore_errors=True)
+        tmp_dir.mkdir(parents=True)
+        for dataset in datasets:
+            title = f"{experiment}: {dataset}" if experiment else dataset
+            plot_sweeps(summary, dataset, metrics, tmp_dir / f"{dataset}.png", title=title)
+        if final.exists():
+            shutil.rmtree(final)
+        os.replace(tmp_dir, final)
 
 
 def compare(summary_path, paper_results_path, comparisons, out_path, out_md=None, skipped=None,

@@ -25,9 +25,8 @@ _RESERVED = {
     "datasets",
     "download",
     "prepare",
-    "rank",
-    "sweep",
-    "sweep_all_features",
+    "evaluate",
+    "evaluate_all_features",
     "aggregate",
     "figure",
     "compare",
@@ -185,19 +184,92 @@ def prepare_inputs(wildcards):
     return inputs
 
 
+def grain(experiment):
+    """The experiment's job grain: "method" (one job per dataset and method, plus one for the
+    all-features baseline) or "dataset" (one job per dataset for all methods and the baseline:
+    for experiments whose per-method work is too small to pay a Python start-up)."""
+    return EXPERIMENTS[experiment].get("grain", "method")
+
+
+def _experiments_pattern(grain_name):
+    names = [e for e in EXPERIMENTS if grain(e) == grain_name]
+    if not names:
+        return "(?!)"  # matches nothing
+    return "|".join(re.escape(e) for e in sorted(names, key=len, reverse=True))
+
+
+def rankings_output(experiment, dataset, method):
+    """The directory output of the job that writes ``method``'s rankings of ``dataset``
+    (its files are always rankings/{dataset}/{method}/seed{S}.tsv, .json, .npz)."""
+    if grain(experiment) == "dataset":
+        return f"results/{experiment}/rankings/{dataset}"
+    return f"results/{experiment}/rankings/{dataset}/{method}"
+
+
 def sweep_files(experiment):
+    """The sweep TSV of every evaluate job of an experiment."""
     exp = EXPERIMENTS[experiment]
+    if grain(experiment) == "dataset":
+        return expand(
+            "results/{experiment}/sweeps/{dataset}.tsv",
+            experiment=experiment,
+            dataset=exp_datasets(experiment),
+        )
     methods = list(exp["methods"]) + (
         [ALL_FEATURES] if exp.get("all_features", True) else []
     )
     return expand(
-        "results/{experiment}/sweeps/{dataset}/{method}/{clusterer}/seed{seed}.tsv",
+        "results/{experiment}/sweeps/{dataset}/{method}.tsv",
         experiment=experiment,
         dataset=exp_datasets(experiment),
         method=methods,
-        clusterer=list(exp["clusterers"]),
-        seed=exp["seeds"],
     )
+
+
+def _referenced_methods(value):
+    """Method keys named by ``{selected_by: key}`` / ``{from: key, ...}`` entries in a spec."""
+    if isinstance(value, dict):
+        found = [value[k] for k in ("selected_by", "from") if k in value]
+        for v in value.values():
+            found += _referenced_methods(v)
+        return found
+    if isinstance(value, list):
+        return [key for v in value for key in _referenced_methods(v)]
+    return []
+
+
+def method_references(wildcards):
+    """method key -> rankings directory of every other method this job reads (its n, its
+    ensemble), for the same experiment and dataset."""
+    exp = EXPERIMENTS[wildcards.experiment]
+    spec = exp["methods"][wildcards.method]
+    keys = _referenced_methods(spec.get("params", {})) + _referenced_methods(
+        spec.get("sweep", exp_grid(wildcards))
+    )
+    keys = [key for key in keys if key != wildcards.method]
+    for key in keys:
+        if key not in exp["methods"]:
+            raise ValueError(
+                f"experiments.{wildcards.experiment}.methods.{wildcards.method}: refers to "
+                f"method {key!r}, which is not another method of the experiment "
+                f"({', '.join(exp['methods'])})"
+            )
+    return {
+        key: f"results/{wildcards.experiment}/rankings/{wildcards.dataset}/{key}"
+        for key in dict.fromkeys(keys)
+    }
+
+
+def evaluate_inputs(wildcards):
+    return {
+        "data": f"data/prepared/{wildcards.dataset}.npz",
+        "references": list(method_references(wildcards).values()),
+    }
+
+
+def exp_grid(wildcards):
+    """The experiment's sweep grid (a rankings-only experiment has none)."""
+    return EXPERIMENTS[wildcards.experiment].get("sweep", {}).get("n_features", "all")
 
 
 # experiment -> extra target files, filled by workflow/rules/papers/*.smk
@@ -209,16 +281,23 @@ EXTRA_COMPARISONS = {}
 
 
 def experiment_outputs(experiment):
+    """What an experiment's target builds: its tables, figures and comparison, or, for an
+    experiment of rankings only (no clusterer: unlabelled sets), its rankings."""
     exp = EXPERIMENTS[experiment]
+    if not exp["clusterers"]:
+        return [
+            *EXTRA_OUTPUTS.get(experiment, []),
+            *sorted({
+                rankings_output(experiment, ds, method)
+                for ds in exp_datasets(experiment)
+                for method in exp["methods"]
+            }),
+        ]
     return [
         *EXTRA_OUTPUTS.get(experiment, []),
         f"results/{experiment}/tables/best.md",
+        f"results/{experiment}/figures",
         f"results/{experiment}/paper_vs_ours.tsv",
-        *expand(
-            "results/{experiment}/figures/{dataset}.png",
-            experiment=experiment,
-            dataset=exp_datasets(experiment),
-        ),
     ]
 
 

@@ -11,49 +11,34 @@ rule aggregate:
             subcategory="tables",
         ),
         best_md="results/{experiment}/tables/best.md",
-    log:
-        "logs/{experiment}/aggregate.log",
-    benchmark:
-        "benchmarks/{experiment}/aggregate.tsv"
-    conda:
-        ENV
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=20,
-    params:
-        metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
-        skipped=lambda wildcards: skipped_datasets(wildcards.experiment),
-    script:
-        "../../scripts/aggregate.py"
-
-
-rule figure:
-    input:
-        "results/{experiment}/tables/summary.tsv",
-    output:
-        report(
-            "results/{experiment}/figures/{dataset}.png",
+        # one figure per dataset, drawn in the same job (a matplotlib start-up per figure
+        # would cost more than the drawing)
+        figures=report(
+            directory("results/{experiment}/figures"),
+            patterns=["{dataset}.png"],
             caption="../report/figure.rst",
             category="{experiment}",
             subcategory="figures",
             labels={"dataset": "{dataset}"},
         ),
     log:
-        "logs/{experiment}/figure/{dataset}.log",
+        "logs/{experiment}/aggregate.log",
     benchmark:
-        "benchmarks/{experiment}/figure/{dataset}.tsv"
+        "benchmarks/{experiment}/aggregate.tsv"
+    group:
+        "tables"
     conda:
         ENV
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=10,
+        mem_mb=2000,
+        runtime=30,
     params:
         metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
-        title=lambda wildcards: f"{wildcards.experiment}: {wildcards.dataset}",
+        skipped=lambda wildcards: skipped_datasets(wildcards.experiment),
+        datasets=lambda wildcards: exp_datasets(wildcards.experiment),
     script:
-        "../../scripts/figure.py"
+        "../../scripts/aggregate.py"
 
 
 rule compare:
@@ -73,6 +58,8 @@ rule compare:
         "logs/{experiment}/compare.log",
     benchmark:
         "benchmarks/{experiment}/compare.tsv"
+    group:
+        "tables"
     conda:
         ENV
     threads: 1

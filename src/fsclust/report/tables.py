@@ -9,10 +9,16 @@ KEYS = ["dataset", "method", "clusterer"]
 
 
 def collect_sweeps(paths):
-    """Concatenate sweep TSV files (each carries its dataset, method, clusterer and seed)."""
+    """Concatenate sweep TSV files (each row carries its dataset, method, clusterer and seed).
+
+    Rows with ``in_grid == 0`` (a point clustered only because another method chose that m
+    for one seed, e.g. Maldonado's n of KP-Kmeans) are kept here; :func:`summarise` leaves
+    them out of the curves."""
     frames = [pd.read_csv(p, sep="\t") for p in paths]
+    frames = [f for f in frames if len(f)]
     if not frames:
-        raise ValueError("no sweep files to aggregate: the experiment lists no dataset or method")
+        raise ValueError("no sweep rows to aggregate: the experiment lists no labelled dataset, "
+                         "method or clusterer")
     return pd.concat(frames, ignore_index=True)
 
 
@@ -26,6 +32,8 @@ def summarise(sweeps, metrics):
     >>> summarise(df, ["acc"])[["mean", "sd", "n_runs"]].values.tolist()
     [[0.75, 0.3535533905932738, 2.0]]
     """
+    if "in_grid" in sweeps:
+        sweeps = sweeps[sweeps["in_grid"] == 1]
     long = sweeps.melt(
         id_vars=[*KEYS, "seed", "n_features"], value_vars=list(metrics), var_name="metric"
     )
