@@ -34,6 +34,10 @@ _RESERVED = {
 CATALOG = load_catalog(config["datasets_sheet"])
 EXPERIMENTS = config["experiments"]
 MIRROR = config.get("mirror")
+# Paper targets: name -> {paper: module, experiments: {role: experiment}, ...settings}. The
+# settings of each paper are validated by workflow/schemas/papers/{paper}.schema.yaml; its
+# rules (workflow/rules/papers/{paper}.smk) tabulate and plot with fsclust.papers.{paper}.
+PAPERS = config.get("papers", {})
 
 
 def _check_config():
@@ -45,7 +49,7 @@ def _check_config():
             f"defined experiments: {sorted(EXPERIMENTS)}"
         )
     for name, exp in EXPERIMENTS.items():
-        if name in _RESERVED:
+        if name in _RESERVED or name.startswith("evaluate"):
             raise ValueError(f"experiment name {name!r} is a rule name; choose another")
         where = f"experiments.{name}"
         for ds in exp["datasets"]:
@@ -74,6 +78,50 @@ def _check_config():
 
 
 _check_config()
+
+
+def _check_papers():
+    for name, block in PAPERS.items():
+        paper_name = block["paper"]
+        schema = Path(workflow.basedir, "workflow/schemas/papers", f"{paper_name}.schema.yaml")
+        if not schema.exists():
+            raise ValueError(
+                f"papers.{name}.paper: unknown paper {paper_name!r}; known papers: "
+                + ", ".join(sorted(p.name.split(".")[0] for p in schema.parent.glob("*.yaml")))
+            )
+        validate(block, schema=str(schema))
+        for role, experiment in block["experiments"].items():
+            if experiment not in EXPERIMENTS:
+                raise ValueError(
+                    f"papers.{name}.experiments.{role}: unknown experiment {experiment!r}; "
+                    f"defined experiments: {sorted(EXPERIMENTS)}"
+                )
+
+
+_check_papers()
+
+
+def papers_of(paper_name):
+    """The paper targets that run paper ``paper_name`` (e.g. maldonado2015, maldonado2015-small)."""
+    return [name for name, block in PAPERS.items() if block["paper"] == paper_name]
+
+
+def names_pattern(names):
+    """A wildcard constraint that matches exactly one of ``names`` (nothing if empty)."""
+    if not names:
+        return "(?!)"
+    return "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+
+
+def paper_experiment(paper, role):
+    """The experiment that plays ``role`` (e.g. "toy") in paper target ``paper``."""
+    return PAPERS[paper]["experiments"][role]
+
+
+def ranking_file(experiment, dataset, method, seed, ext="tsv"):
+    """One ranking file (ext tsv, json or npz) of the evaluate step; its job's output is
+    :func:`rankings_output`."""
+    return f"results/{experiment}/rankings/{dataset}/{method}/seed{seed}.{ext}"
 
 
 def unavailable_reason(dataset):
@@ -192,10 +240,7 @@ def grain(experiment):
 
 
 def _experiments_pattern(grain_name):
-    names = [e for e in EXPERIMENTS if grain(e) == grain_name]
-    if not names:
-        return "(?!)"  # matches nothing
-    return "|".join(re.escape(e) for e in sorted(names, key=len, reverse=True))
+    return names_pattern([e for e in EXPERIMENTS if grain(e) == grain_name])
 
 
 def rankings_output(experiment, dataset, method):

@@ -1,5 +1,8 @@
 # One target rule per experiment: `snakemake --cores 2 quick` runs (or reruns) that experiment.
+# A paper target of the same name (workflow/rules/papers/) builds the experiment's outputs too.
 for _name in EXPERIMENTS:
+    if _name in PAPERS:
+        continue
 
     rule:
         name:
@@ -17,3 +20,16 @@ rule datasets:
     input:
         lambda wildcards: all_prepared(),
     localrule: True
+
+
+# One target rule per paper block: `snakemake --cores 2 zeng2008` builds the paper's
+# experiments and its own tables and figures.
+for _name in PAPERS:
+
+    rule:
+        name:
+            _name
+        default_target: False
+        input:
+            paper_outputs(_name),
+        localrule: True
