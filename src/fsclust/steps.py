@@ -217,25 +217,52 @@ def reference_value(ref, seed, references):
     return info[attribute]
 
 
-def sweep_grid(grid_spec, d, seed, references):
+#: Grid entries that a method's own scores decide: ``{informative: mean_plus_std}`` is the
+#: size of the subset whose score exceeds mean + sd (Varshavsky et al.'s rule, which Zhang et
+#: al. 2012 apply to every method in their Table 2); that subset is the top of the ranking.
+INFORMATIVE_RULES = ("mean_plus_std",)
+
+
+def informative_count(ranker, X, rule="mean_plus_std"):
+    """Size of a method's informative subset (constant features never count)."""
+    from fsclust.rankers.base import constant_features, mean_plus_std_rule
+
+    if rule not in INFORMATIVE_RULES:
+        raise ValueError(f"unknown informative-subset rule {rule!r}; known: {INFORMATIVE_RULES}")
+    keep = mean_plus_std_rule(ranker.scores_, type(ranker).higher_is_better,
+                              constant_features(X))
+    return int(keep.sum())
+
+
+def sweep_grid(grid_spec, d, seed, references, ranker=None, X=None):
     """The m values of one repeat's sweep: :func:`fsclust.sweep.resolve_grid` of the plain
-    entries, plus any ``{selected_by: method}`` entry (that method's n for this seed).
+    entries, plus the data-dependent ones: ``{selected_by: method}`` (the number of features
+    that method kept for this seed) and ``{informative: mean_plus_std}`` (the size of this
+    method's own informative subset, :func:`informative_count`).
+
     Returns ``(points, grid, marks)``: every m to cluster on, the plain grid (the curves) and
-    ``marks[m]``, the methods whose n is m."""
+    ``marks[m]``, the names of the entries whose m it is (a method key, or the rule)."""
     from fsclust.sweep import resolve_grid
 
     if isinstance(grid_spec, list):
         plain = [v for v in grid_spec if not isinstance(v, dict)]
         refs = [v for v in grid_spec if isinstance(v, dict)]
-    elif isinstance(grid_spec, dict) and "selected_by" in grid_spec:
+    elif isinstance(grid_spec, dict) and ("selected_by" in grid_spec or "informative" in grid_spec):
         plain, refs = [], [grid_spec]
     else:
         plain, refs = grid_spec, []
     grid = resolve_grid(plain, d) if (plain or not refs) else []
     marks = {}
     for ref in refs:
-        m = min(reference_value(ref, seed, references), d)
-        marks.setdefault(m, []).append(ref["selected_by"])
+        if "informative" in ref:
+            if ranker is None:
+                continue  # the all-features baseline has no scores
+            m, name = informative_count(ranker, X, ref["informative"]), ref["informative"]
+            if m == 0:
+                continue  # an empty subset: nothing to cluster (the table says so)
+        else:
+            m, name = reference_value(ref, seed, references), ref["selected_by"]
+        marks.setdefault(min(m, d), []).append(name)
     return sorted(set(grid) | set(marks)), set(grid), marks
 
 
@@ -356,7 +383,8 @@ def evaluate(data_path, sweep_path, *, dataset, methods, rankings_dir, seeds, cl
             if arrays:
                 np.savez_compressed(out / f"seed{seed}.npz", **arrays)
             runs.append((key, table["index"].to_numpy(),
-                         *sweep_grid(spec.get("sweep", grid_spec), d, seed, references)))
+                         *sweep_grid(spec.get("sweep", grid_spec), d, seed, references,
+                                     ranker=ranker, X=ds.X)))
         if baseline:
             runs.append((ALL_FEATURES, np.arange(d), [d], {d}, {}))
         if ds.y is None or not clusterers:
