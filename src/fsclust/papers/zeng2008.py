@@ -1,5 +1,8 @@
 """Zeng & Cheung 2008 (seed 000): Figures 2 and 3, best/mean table, iterations, checked claims.
 
+The workflow's paper step is :func:`report` (rule ``zeng2008_report``); the functions it calls
+are public for use on results produced elsewhere.
+
 The paper reports its results in figures only (Fig. 2: PIE C27; Fig. 3: four gene expression
 sets), so the comparison with the paper is a list of its text claims, each checked on our
 numbers (``results/zeng2008/paper_vs_ours.tsv``, the columns of every paper_vs_ours table).
@@ -319,3 +322,27 @@ def claims(summary_path, runs_path, out_tsv, out_md):
             f"bound where the claim has one (iterations), else NA; diff = ours - paper.")
     write_text_atomic(out_md, to_markdown(table, title="Zeng & Cheung 2008: paper claims vs ours",
                                           note=note) + "\n")
+
+
+# --------------------------------------------------------------------------- the paper step
+def report(inputs, outputs, *, sidecars, metrics):
+    """Everything of the paper from what the generic steps wrote (rule ``zeng2008_report``).
+
+    Parameters
+    ----------
+    inputs : dict
+        ``summaries``: the ``summary.tsv`` of the paper's experiments (PIE, gene sets); the
+        kernel weighting's ranking directories (``rankings``) are inputs only so that the
+        rule waits for them.
+    outputs : dict
+        ``curves``, ``runs``, ``fig2``, ``fig3``, ``best``, ``best_md``, ``iterations``,
+        ``iterations_md``, ``claims``, ``claims_md``.
+    sidecars : list of str
+        The kernel weighting's rank sidecars (its iterations and "integrated" clustering).
+    metrics : list of str
+    """
+    collect(inputs["summaries"], sidecars, metrics, outputs["curves"], outputs["runs"])
+    figures(outputs["curves"], outputs["fig2"], outputs["fig3"])
+    tables(outputs["curves"], outputs["runs"], outputs["best"], outputs["best_md"],
+           outputs["iterations"], outputs["iterations_md"])
+    claims(outputs["curves"], outputs["runs"], outputs["claims"], outputs["claims_md"])

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from fsclust.report import zeng2008
+from fsclust.papers import zeng2008
 
 
 def _summary(integrated, nofs, wrank, laprank, dataset="monti-lung-substitute", d=100):
