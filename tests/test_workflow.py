@@ -1,5 +1,6 @@
 """The real workflow on a tiny config, with --cores 2 (the slowest test: about a minute)."""
 
+import json
 import shutil
 import subprocess
 import sys
@@ -73,13 +74,22 @@ def test_workflow_writes_figures_and_tables(tiny_run):
     compare = pd.read_csv(res / "paper_vs_ours.tsv", sep="\t")
     assert list(compare.columns)[:4] == ["paper", "table_or_figure", "dataset", "method"]
     # each ranking has a sidecar saying how it was made
-    import json
     info = json.loads((res / "rankings" / "iris" / "laplacian" / "seed0.json").read_text())
     assert (info["dataset"], info["method"], info["seed"]) == ("iris", "laplacian", 0)
     assert (info["n_samples"], info["n_features"]) == (150, 4)
+    # one evaluate job per dataset and method (plus the baseline): every seed's ranking in it
+    jobs = sorted(p.relative_to(res / "sweeps").as_posix() for p in (res / "sweeps").rglob("*.tsv"))
+    assert jobs == [f"{ds}/{m}.tsv" for ds in ("iris", "synthetic-blobs")
+                    for m in ("laplacian", "nofs", "variance")]
+    for seed in (0, 1):
+        assert (res / "rankings" / "synthetic-blobs" / "variance" / f"seed{seed}.tsv").exists()
+    # the variance has no random choice: one ranking, shared by every seed (and said so)
+    info1 = json.loads((res / "rankings" / "iris" / "variance" / "seed1.json").read_text())
+    assert info1["shared_by_seeds"] is True
     # every rule logged and benchmarked
-    assert any((tiny_run / "logs" / "tiny" / "rank").rglob("*.log"))
-    assert any((tiny_run / "benchmarks" / "tiny" / "sweep").rglob("*.tsv"))
+    assert any((tiny_run / "logs" / "tiny" / "evaluate").rglob("*.log"))
+    assert any((tiny_run / "benchmarks" / "tiny" / "evaluate").rglob("*.tsv"))
+    assert (tiny_run / "benchmarks" / "tiny" / "aggregate.tsv").exists()
 
 
 def test_rerun_has_nothing_to_do(tiny_run):
@@ -88,15 +98,67 @@ def test_rerun_has_nothing_to_do(tiny_run):
     assert "Nothing to be done" in proc.stdout + proc.stderr
 
 
-def test_rankings_are_byte_identical_with_one_core(tiny_run, tmp_path):
+def _result_files(work):
+    res = work / "results" / "tiny"
+    return {p.relative_to(work): p.read_bytes()
+            for sub in ("rankings", "tables") for p in (res / sub).rglob("*")
+            if p.is_file() and p.suffix in (".tsv", ".md")}
+
+
+def test_outputs_are_byte_identical_with_one_core(tiny_run, tmp_path):
     work = _workdir(tmp_path, "again")
-    rankings = tiny_run / "results" / "tiny" / "rankings"
-    targets = sorted(p.relative_to(tiny_run) for p in rankings.rglob("*.tsv"))
-    assert len(targets) == 2 * 2 * 2
-    proc = _snakemake(work, "--cores", "1", *map(str, targets))
+    proc = _snakemake(work, "--cores", "1")
     assert proc.returncode == 0, proc.stderr[-4000:]
-    for t in targets:
-        assert (work / t).read_bytes() == (tiny_run / t).read_bytes(), t
+    ours, theirs = _result_files(work), _result_files(tiny_run)
+    # rankings (TSV + JSON) of 2 datasets x 2 methods x 2 seeds, and the 4 tables
+    assert len(ours) == 2 * 2 * 2 * 2 + 4
+    assert ours.keys() == theirs.keys()
+    for path in ours:
+        assert ours[path] == theirs[path], path
+
+
+def test_job_grain_does_not_change_any_number(tiny_run, tmp_path):
+    # grain "dataset": one job per dataset for both methods and the baseline
+    work = _workdir(tmp_path, "grain")
+    cfg = yaml.safe_load(yaml.safe_dump(TINY))
+    cfg["experiments"]["tiny"]["grain"] = "dataset"
+    (work / "tiny.yaml").write_text(yaml.safe_dump(cfg))
+    proc = _snakemake(work, "--cores", "2")
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    res = work / "results" / "tiny"
+    assert sorted(p.name for p in (res / "sweeps").iterdir()) == ["iris.tsv", "synthetic-blobs.tsv"]
+    ours, theirs = _result_files(work), _result_files(tiny_run)
+    for path, data in theirs.items():
+        if path.parts[3] == "rankings" or path.name == "summary.tsv":
+            assert ours[path] == data, path
+    keys = ["dataset", "method", "clusterer", "seed", "n_features"]
+    a = pd.read_csv(res / "tables" / "sweeps.tsv", sep="\t").sort_values(keys, ignore_index=True)
+    b = pd.read_csv(tiny_run / "results/tiny/tables/sweeps.tsv", sep="\t").sort_values(
+        keys, ignore_index=True)
+    pd.testing.assert_frame_equal(a, b)
+
+
+def _job_stats(output):
+    """{rule: count} from the "Job stats" table of a dry run."""
+    lines = output.split("Job stats:")[1].splitlines()[3:]
+    stats = {}
+    for line in lines:
+        parts = line.split()
+        if len(parts) != 2 or not parts[1].isdigit():
+            break
+        stats[parts[0]] = int(parts[1])
+    return stats
+
+
+def test_forcerun_reruns_one_stage_and_what_follows_it(tiny_run):
+    proc = _snakemake(tiny_run, "--cores", "2", "--dry-run", "--forcerun", "aggregate")
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    stats = _job_stats(proc.stdout + proc.stderr)
+    assert stats["aggregate"] == 1 and stats["compare"] == 1
+    assert not any(rule.startswith("evaluate") for rule in stats)
+    proc = _snakemake(tiny_run, "--cores", "2", "--dry-run", "--forcerun", "evaluate")
+    stats = _job_stats(proc.stdout + proc.stderr)
+    assert stats["evaluate"] == 2 * 2 and "evaluate_all_features" not in stats
 
 
 @pytest.mark.parametrize(

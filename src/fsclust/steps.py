@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fsclust._io import write_table_atomic, write_text_atomic
+from fsclust._io import atomic_path, write_table_atomic, write_text_atomic
 from fsclust.seeds import derive_seed
 
 log = logging.getLogger("fsclust")
@@ -309,6 +309,21 @@ def _dependency_order(methods, grid_spec=None):
     return order
 
 
+def _write_ranking_files(out, seed, ranker, ds, info):
+    """``seed{S}.tsv`` (the ranking), ``.json`` (``info``) and, when the method kept arrays a
+    later step reads, ``.npz``; returns the ranking table."""
+    from fsclust.ranking import ranking_table, write_ranking
+
+    table = ranking_table(ranker, ds.feature_names, with_index=True)
+    write_ranking(table, out / f"seed{seed}.tsv")
+    write_text_atomic(out / f"seed{seed}.json", json.dumps(info, indent=1) + "\n")
+    arrays = _artifacts(ranker)
+    if arrays:
+        with atomic_path(out / f"seed{seed}.npz") as tmp:
+            np.savez_compressed(tmp, **arrays)
+    return table
+
+
 def evaluate(data_path, sweep_path, *, dataset, methods, rankings_dir, seeds, clusterers,
              grid_spec, metrics, baseline=False, nested=False, class_draw=None,
              references=None):
@@ -334,7 +349,6 @@ def evaluate(data_path, sweep_path, *, dataset, methods, rankings_dir, seeds, cl
     each seed draws its own classes. Rankings are written in a temporary directory renamed
     into place at the end, and the sweep TSV atomically: a killed job leaves neither.
     """
-    from fsclust.ranking import ranking_table, write_ranking
     from fsclust.sweep import run_sweep
 
     order = _dependency_order(methods, grid_spec)
@@ -349,61 +363,63 @@ def evaluate(data_path, sweep_path, *, dataset, methods, rankings_dir, seeds, cl
         for k in order:
             method_dirs[k].mkdir(parents=True, exist_ok=True)
             references[k] = method_dirs[k]  # later methods of this job read it there
-    shares = {k: _shares_ranking(methods[k], class_draw) for k in order}
-    shared = {}
-    frames = []
-    full = None if class_draw else load_view(data_path, dataset, seeds[0])
-    for seed in seeds:
-        ds = full if full is not None else load_view(data_path, dataset, seed, class_draw)
-        d = ds.X.shape[1]
-        # Same clusterer seed for every method: the curves of different methods are paired.
-        random_states = {key: derive_seed(seed, dataset, key) for key in clusterers}
-        runs = []
-        for key in order:
-            spec = methods[key]
-            if key in shared:
-                ranker, random_state, seconds = shared[key]
-            else:
-                ranker, random_state, seconds = _rank_one(ds, dataset=dataset, method=key,
-                                                          spec=spec, seed=seed,
-                                                          references=references)
+    try:
+        shares = {k: _shares_ranking(methods[k], class_draw) for k in order}
+        shared = {}
+        frames = []
+        full = None if class_draw else load_view(data_path, dataset, seeds[0])
+        for seed in seeds:
+            ds = full if full is not None else load_view(data_path, dataset, seed, class_draw)
+            d = ds.X.shape[1]
+            # Same clusterer seed for every method: the curves of different methods are paired.
+            random_states = {key: derive_seed(seed, dataset, key) for key in clusterers}
+            runs = []
+            for key in order:
+                spec = methods[key]
+                if key in shared:
+                    ranker, random_state, seconds = shared[key]
+                else:
+                    ranker, random_state, seconds = _rank_one(ds, dataset=dataset, method=key,
+                                                              spec=spec, seed=seed,
+                                                              references=references)
+                    if shares[key]:
+                        shared[key] = (ranker, random_state, seconds)
+                log.info("%s on %s (seed %d -> random_state %d): %.2f s%s", key, dataset,
+                         seed, random_state, seconds,
+                         " (one ranking for every seed)" if shares[key] else "")
+                info = rank_sidecar(ranker, ds, dataset=dataset, method=key, seed=seed,
+                                    random_state=random_state, seconds=seconds, metrics=metrics)
                 if shares[key]:
-                    shared[key] = (ranker, random_state, seconds)
-            log.info("%s on %s (seed %d -> random_state %d): %.2f s%s", key, dataset, seed,
-                     random_state, seconds, " (one ranking for every seed)" if shares[key] else "")
-            table = ranking_table(ranker, ds.feature_names, with_index=True)
-            out = method_dirs[key]
-            write_ranking(table, out / f"seed{seed}.tsv")
-            info = rank_sidecar(ranker, ds, dataset=dataset, method=key, seed=seed,
-                                random_state=random_state, seconds=seconds, metrics=metrics)
-            if shares[key]:
-                info["shared_by_seeds"] = True
-            write_text_atomic(out / f"seed{seed}.json", json.dumps(info, indent=1) + "\n")
-            arrays = _artifacts(ranker)
-            if arrays:
-                np.savez_compressed(out / f"seed{seed}.npz", **arrays)
-            runs.append((key, table["index"].to_numpy(),
-                         *sweep_grid(spec.get("sweep", grid_spec), d, seed, references,
-                                     ranker=ranker, X=ds.X)))
-        if baseline:
-            runs.append((ALL_FEATURES, np.arange(d), [d], {d}, {}))
-        if ds.y is None or not clusterers:
-            continue  # unlabelled (the toy sets) or no clusterer: rankings only
-        for key, ranking, points, grid, marks in runs:
-            start = time.perf_counter()
-            result = run_sweep(ds.X, ds.y, ranking, points, clusterers,
-                               n_clusters=ds.n_classes, random_states=random_states,
-                               metrics=metrics)
-            log.info("%s / %s seed %d: %d clusterer(s) x %d points in %.2f s", dataset, key,
-                     seed, len(clusterers), len(points), time.perf_counter() - start)
-            result.insert(0, "seed", seed)
-            result.insert(0, "method", key)
-            result.insert(0, "dataset", dataset)
-            # in_grid: a point of the curves; selected_by: another method's own choice of m for
-            # this seed (Maldonado's Table 3), left out of the curves unless on the grid too
-            result["in_grid"] = [int(m in grid) for m in result["n_features"]]
-            result["selected_by"] = [",".join(marks.get(m, [])) for m in result["n_features"]]
-            frames.append(result)
+                    info["shared_by_seeds"] = True
+                table = _write_ranking_files(method_dirs[key], seed, ranker, ds, info)
+                runs.append((key, table["index"].to_numpy(),
+                             *sweep_grid(spec.get("sweep", grid_spec), d, seed, references,
+                                         ranker=ranker, X=ds.X)))
+            if baseline:
+                runs.append((ALL_FEATURES, np.arange(d), [d], {d}, {}))
+            if ds.y is None or not clusterers:
+                continue  # unlabelled (the toy sets) or no clusterer: rankings only
+            for key, ranking, points, grid, marks in runs:
+                start = time.perf_counter()
+                result = run_sweep(ds.X, ds.y, ranking, points, clusterers,
+                                   n_clusters=ds.n_classes, random_states=random_states,
+                                   metrics=metrics)
+                log.info("%s / %s seed %d: %d clusterer(s) x %d points in %.2f s", dataset, key,
+                         seed, len(clusterers), len(points), time.perf_counter() - start)
+                result.insert(0, "seed", seed)
+                result.insert(0, "method", key)
+                result.insert(0, "dataset", dataset)
+                # in_grid: a point of the curves; selected_by: a data-dependent m of this seed
+                # (Maldonado's Table 3, Zhang's Table 2), left out of the curves unless on grid
+                result["in_grid"] = [int(m in grid) for m in result["n_features"]]
+                result["selected_by"] = [",".join(marks.get(m, []))
+                                         for m in result["n_features"]]
+                frames.append(result)
+    except BaseException:
+        # a failed job leaves no partial rankings behind (Snakemake removes its outputs too)
+        if tmp_dir is not None:
+            shutil.rmtree(tmp_dir, ignore_errors=True)
+        raise
     columns = ["dataset", "method", "seed", "clusterer", "n_features", *metrics, "in_grid",
                "selected_by"]
     sweeps = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
