@@ -88,3 +88,21 @@ def test_atomic_outputs_get_the_usual_permissions(tmp_path):
     (tmp_path / "b.txt").write_text("x")
     mode = stat.S_IMODE(os.stat(tmp_path / "a.txt").st_mode)
     assert mode == stat.S_IMODE(os.stat(tmp_path / "b.txt").st_mode)
+
+
+def test_report_imports_nothing_above_metrics():
+    # report/ is what every experiment uses; paper-specific code lives in fsclust.papers, and
+    # nothing here may rank or cluster (it only reads what the steps wrote)
+    import ast
+    from pathlib import Path
+
+    import fsclust.report
+
+    allowed = ("fsclust._io", "fsclust.report", "fsclust.metrics")
+    for path in Path(fsclust.report.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("fsclust"):
+                assert node.module.startswith(allowed), (path.name, node.module)
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    assert not alias.name.startswith("fsclust") or alias.name.startswith(allowed)
