@@ -1,2 +1,212 @@
-# zhang2012: being ported to the paper layer (workflow/rules/papers.smk).
+# Zhang, Wong, Shen & Xie 2012 (seed 004, FRCM), paper blocks `zhang2012` (40 trials) and
+# `zhang2012-small` (3) of config/experiments/zhang2012.yaml, module fsclust.papers.zhang2012.
+# The experiment (role `main`) ranks and clusters everything with the generic evaluate step:
+# FRMV on FRCM's ensemble of each trial, each method's informative subset (score > mean + sd,
+# the sweep rows marked mean_plus_std) clustered like a grid point, FRCM's ensemble and
+# consensus matrix kept in rankings/{dataset}/frcm/seed{S}.npz. These rules only tabulate and
+# plot: Table 2 (+ PCA at FRCM's subset size), its comparison (appended to the experiment's
+# paper_vs_ours.tsv) and Figures 1-2 in one job; Figures 3-4 from FRCM's stored arrays and
+# rankings in another.
 ZHANG2012 = papers_of("zhang2012")
+# the method key of FRCM in the experiment (Figures 3-4 read its rankings and arrays)
+ZHANG2012_FRCM = "frcm"
+
+# (lambdas, not functions: the linter wants functions in common.smk, which is shared)
+# the paper's main experiment
+zhang2012_experiment = lambda paper: paper_experiment(paper, "main")
+# a dataset list of the paper block, restricted to those the experiment could get
+zhang2012_datasets = lambda paper, key: [
+    ds
+    for ds in PAPERS[paper][key]
+    if ds in exp_datasets(zhang2012_experiment(paper))
+]
+# the evaluation clusterer {key, method, params} (the experiment's first, k-means)
+zhang2012_clusterer = lambda experiment: {
+    "key": next(iter(EXPERIMENTS[experiment]["clusterers"])),
+    **next(iter(EXPERIMENTS[experiment]["clusterers"].values())),
+}
+zhang2012_table2_settings = lambda wildcards: {
+    "datasets": exp_datasets(zhang2012_experiment(wildcards.paper)),
+    "methods": list(EXPERIMENTS[zhang2012_experiment(wildcards.paper)]["methods"]),
+    "clusterer": zhang2012_clusterer(zhang2012_experiment(wildcards.paper)),
+    "metrics": EXPERIMENTS[zhang2012_experiment(wildcards.paper)]["metrics"],
+    "uci_datasets": zhang2012_datasets(wildcards.paper, "uci_datasets"),
+    "gene_datasets": zhang2012_datasets(wildcards.paper, "gene_datasets"),
+    "pca_size_of": paper_settings(wildcards)["pca_size_of"],
+}
+zhang2012_figures34_settings = lambda wildcards: {
+    "datasets": zhang2012_datasets(wildcards.paper, "gene_datasets"),
+    "seeds": EXPERIMENTS[zhang2012_experiment(wildcards.paper)]["seeds"],
+    "frcm_files": {
+        ds: {
+            seed: {
+                "ranking": ranking_file(
+                    zhang2012_experiment(wildcards.paper), ds, ZHANG2012_FRCM, seed, "tsv"
+                ),
+                "arrays": ranking_file(
+                    zhang2012_experiment(wildcards.paper), ds, ZHANG2012_FRCM, seed, "npz"
+                ),
+            }
+            for seed in EXPERIMENTS[zhang2012_experiment(wildcards.paper)]["seeds"]
+        }
+        for ds in zhang2012_datasets(wildcards.paper, "gene_datasets")
+    },
+    "clusterer": zhang2012_clusterer(zhang2012_experiment(wildcards.paper)),
+    "consensus_n_clusters": paper_settings(wildcards)["consensus_n_clusters"],
+    "consensus_fraction": paper_settings(wildcards)["consensus_fraction"],
+}
+
+
+# Table 2 (each method's informative subset from the sweep TSVs; PCA at FRCM's subset size of
+# the trial, the one computation of this job), Table 2 vs the paper, Figures 1-2.
+rule zhang2012_table2_figures12:
+    input:
+        sweeps=lambda wildcards: sweep_files(zhang2012_experiment(wildcards.paper)),
+        data=lambda wildcards: expand(
+            "data/prepared/{dataset}.npz",
+            dataset=exp_datasets(zhang2012_experiment(wildcards.paper)),
+        ),
+        summary=lambda wildcards: (
+            f"results/{zhang2012_experiment(wildcards.paper)}/tables/summary.tsv"
+        ),
+        paper=config["paper_results"],
+    output:
+        table2=report(
+            "results/{paper}/paper/table2.tsv",
+            caption="../report/zhang2012_table2.rst",
+            category="{paper}",
+            subcategory="tables",
+        ),
+        table2_md="results/{paper}/paper/table2.md",
+        table2_trials=report(
+            "results/{paper}/paper/table2_trials.tsv",
+            caption="../report/zhang2012_table2.rst",
+            category="{paper}",
+            subcategory="tables",
+        ),
+        vs_paper=report(
+            "results/{paper}/table2_vs_paper.tsv",
+            caption="../report/zhang2012_table2_vs_paper.rst",
+            category="{paper}",
+            subcategory="tables",
+        ),
+        vs_paper_md="results/{paper}/table2_vs_paper.md",
+        fig1=report(
+            "results/{paper}/paper/fig1_uci.png",
+            caption="../report/zhang2012_fig12.rst",
+            category="{paper}",
+            subcategory="figures",
+        ),
+        fig2=report(
+            "results/{paper}/paper/fig2_genes.png",
+            caption="../report/zhang2012_fig12.rst",
+            category="{paper}",
+            subcategory="figures",
+        ),
+    log:
+        "logs/{paper}/paper/table2_figures12.log",
+    benchmark:
+        "benchmarks/{paper}/paper/table2_figures12.tsv"
+    wildcard_constraints:
+        paper=names_pattern(ZHANG2012),
+    group:
+        "tables"
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        module="zhang2012",
+        step="table2_figures12",
+        settings=zhang2012_table2_settings,
+    script:
+        PAPER_SCRIPT
+
+
+# Figure 3 (consensus partitions of FRCM's stored ensemble and consensus matrix, never a
+# refit) and Figure 4 (Borda values along FRCM's rankings), gene sets, every trial.
+rule zhang2012_figures34:
+    input:
+        data=lambda wildcards: expand(
+            "data/prepared/{dataset}.npz",
+            dataset=zhang2012_datasets(wildcards.paper, "gene_datasets"),
+        ),
+        rankings=lambda wildcards: [
+            rankings_output(zhang2012_experiment(wildcards.paper), ds, ZHANG2012_FRCM)
+            for ds in zhang2012_datasets(wildcards.paper, "gene_datasets")
+        ],
+    output:
+        fig3=report(
+            "results/{paper}/paper/fig3_consensus.png",
+            caption="../report/zhang2012_fig3.rst",
+            category="{paper}",
+            subcategory="figures",
+        ),
+        fig3_tsv=report(
+            "results/{paper}/paper/fig3_consensus.tsv",
+            caption="../report/zhang2012_fig3.rst",
+            category="{paper}",
+            subcategory="tables",
+        ),
+        fig3_trials=report(
+            "results/{paper}/paper/fig3_trials.tsv",
+            caption="../report/zhang2012_fig3.rst",
+            category="{paper}",
+            subcategory="tables",
+        ),
+        fig4=report(
+            "results/{paper}/paper/fig4_borda.png",
+            caption="../report/zhang2012_fig4.rst",
+            category="{paper}",
+            subcategory="figures",
+        ),
+        fig4_tsv=report(
+            "results/{paper}/paper/fig4_borda.tsv",
+            caption="../report/zhang2012_fig4.rst",
+            category="{paper}",
+            subcategory="tables",
+        ),
+        fig4_trials=report(
+            "results/{paper}/paper/fig4_trials.tsv",
+            caption="../report/zhang2012_fig4.rst",
+            category="{paper}",
+            subcategory="tables",
+        ),
+    log:
+        "logs/{paper}/paper/figures34.log",
+    benchmark:
+        "benchmarks/{paper}/paper/figures34.tsv"
+    wildcard_constraints:
+        paper=names_pattern(ZHANG2012),
+    group:
+        "tables"
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=60,
+    params:
+        module="zhang2012",
+        step="figures34",
+        settings=zhang2012_figures34_settings,
+    script:
+        PAPER_SCRIPT
+
+
+for _paper in ZHANG2012:
+    PAPER_OUTPUTS[_paper] = [
+        f"results/{_paper}/paper/table2.md",
+        f"results/{_paper}/table2_vs_paper.tsv",
+        f"results/{_paper}/paper/fig1_uci.png",
+        f"results/{_paper}/paper/fig2_genes.png",
+        f"results/{_paper}/paper/fig3_consensus.png",
+        f"results/{_paper}/paper/fig4_borda.png",
+    ]
+    # Table 2's rows sit at a data-dependent number of features: appended to the main
+    # experiment's paper_vs_ours.tsv by the generic compare rule
+    EXTRA_COMPARISONS.setdefault(zhang2012_experiment(_paper), []).append(
+        f"results/{_paper}/table2_vs_paper.tsv"
+    )

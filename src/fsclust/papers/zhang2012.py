@@ -1,10 +1,17 @@
-"""Zhang, Wong, Shen & Xie 2012 (seed 004, FRCM): Table 2, Figures 1-4 and Table 2 vs paper.
+"""Zhang, Wong, Shen & Xie 2012 (seed 004, FRCM): Table 2, its comparison, Figures 1-4.
 
-Figures 1-2 are drawn from the generic sweep summary; Table 2, Figure 3 and Figure 4 are
-computed here from the experiment's per-seed rankings (one trial per seed). Every k-means of an
-evaluation is single-start (``init="random"``, ``n_init=1``, spec methods-seed 5.6) with the
-seed ``derive_seed(seed, dataset, clusterer)`` of the generic sweep, so within a trial every
-method is clustered from the same initial centres.
+The generic evaluate step does the ranking and the clustering: one trial per seed, each
+method's ranking (FRMV on FRCM's ensemble of the same trial), the single-start k-means sweep
+(``init="random"``, ``n_init=1``, spec methods-seed 5.6, seed ``derive_seed(seed, dataset,
+clusterer)``) and, for every method and trial, the k-means of its informative subset (score >
+mean + sd; the sweep rows marked ``selected_by = mean_plus_std``). This module tabulates and
+plots what it wrote, from the paths the rules give it (``step(inputs, outputs, **settings)``,
+called by ``scripts/paper.py``). It never refits a ranker; two small computations stay here:
+
+* Table 2's PCA row (a projection at FRCM's subset size of the trial, then the same
+  single-start k-means: no ranking, so not a sweep point), in :func:`table2_figures12`;
+* Figure 3's consensus partitions of FRCM's stored ensemble and consensus matrix and the
+  k-means of the features most correlated with them, in :func:`figures34`.
 """
 
 from __future__ import annotations
@@ -18,7 +25,6 @@ import pandas as pd  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 from fsclust._io import write_table_atomic, write_text_atomic  # noqa: E402
-from fsclust.report.figures import save_figure  # noqa: E402
 from fsclust.consensus import (  # noqa: E402
     average_link_consensus,
     cspa_consensus,
@@ -28,12 +34,13 @@ from fsclust.datasets import load_dataset  # noqa: E402
 from fsclust.metrics import evaluate  # noqa: E402
 from fsclust.projection import pca_projection  # noqa: E402
 from fsclust.ranking import read_ranking  # noqa: E402
-from fsclust.rankers.base import mean_plus_std_rule  # noqa: E402
 from fsclust.rankers.frmv import correlation_ratio  # noqa: E402
-from fsclust.registry import make_clusterer, make_ranker, ranker_class  # noqa: E402
+from fsclust.registry import make_clusterer  # noqa: E402
+from fsclust.report.figures import save_figure  # noqa: E402
 from fsclust.report.paper import paper_vs_ours, read_paper_results  # noqa: E402
 from fsclust.report.tables import to_markdown  # noqa: E402
 from fsclust.seeds import derive_seed  # noqa: E402
+from fsclust.steps import read_artifact  # noqa: E402
 
 PAPER = "004_d0afee71ef931b8d.txt"
 # The paper's names of our dataset ids and method keys.
@@ -46,92 +53,111 @@ DATASET_NAMES = {
 METHOD_NAMES = {"laplacian": "Laplacian", "uff": "UFF", "frmv": "FRMV", "frcm": "FRCM",
                 "pca": "PCA"}
 CONSENSUS = ("CSPA", "HBGF", "AL")
+#: The sweep mark of Table 2's point (grid entry ``{informative: mean_plus_std}``).
+INFORMATIVE = "mean_plus_std"
 
 
 def _kmeans_labels(Z, clusterer, n_clusters, seed, dataset):
-    spec = clusterer
-    model = make_clusterer(spec["method"], spec.get("params"), n_clusters=n_clusters,
-                           random_state=derive_seed(seed, dataset, spec["key"]))
+    """The evaluation clusterer with the sweep's seed ``derive_seed(seed, dataset, key)``."""
+    model = make_clusterer(clusterer["method"], clusterer.get("params"), n_clusters=n_clusters,
+                           random_state=derive_seed(seed, dataset, clusterer["key"]))
     return model.fit_predict(Z)
 
 
-def _ranking_scores(path, n_features):
-    """(scores in feature order, ranking) from a ranking TSV."""
-    table = read_ranking(path)
-    scores = np.empty(n_features)
-    scores[table["index"].to_numpy()] = table["score"].to_numpy()
-    return scores, table["index"].to_numpy()
+def _ranking(path):
+    """Feature indices, best first, from a ranking TSV."""
+    return read_ranking(path)["index"].to_numpy()
 
 
-def table2(data_paths, ranking_paths, methods, clusterer, seeds, out_tsv, out_md,
-           metrics=("nmi", "ari")):
-    """Table 2: the ``score > mean + sd`` subset of each method, clustered once per trial.
+# ---------------------------------------------------------------------------------------------
+# Table 2 and its comparison, Figures 1-2
 
-    Parameters
-    ----------
-    data_paths : dict
-        dataset -> prepared ``.npz``.
-    ranking_paths : dict
-        (dataset, method key, seed) -> ranking TSV.
-    methods : dict
-        method key -> ``{method, params}`` (the experiment's ``methods``); the direction of
-        each score comes from the registered class. PCA at FRCM's number of features of the
-        same trial is added when a method ``frcm`` is present.
-    clusterer : dict
-        ``{key, method, params}`` of the evaluation clusterer.
-    seeds : list of int
-        One trial per seed.
+
+def informative_rows(sweeps, methods, clusterer="kmeans", metrics=("nmi", "ari")):
+    """One row per (dataset, method, seed): the informative subset's size and metrics.
+
+    ``sweeps`` holds the sweep rows of the methods (the generic evaluate step's TSVs; other
+    methods, e.g. the all-features baseline, and other clusterers are ignored). The subset's
+    clustering is the row marked ``mean_plus_std``; a (method, seed) without one had an empty
+    subset (nothing clustered): ``n_selected`` 0 and NaN metrics, as before the port.
+    Datasets in their order of appearance, methods in the order of ``methods``.
     """
+    sweeps = sweeps[sweeps["clusterer"] == clusterer]
+    marked = sweeps["selected_by"].fillna("").astype(str).str.split(",").apply(
+        lambda names: INFORMATIVE in names)
+    hits = sweeps[marked & sweeps["method"].isin(methods)]
+    rows = []
+    # every dataset and seed of the sweeps (the baseline's too): each method must have run
+    for dataset in dict.fromkeys(sweeps["dataset"]):
+        data = sweeps[sweeps["dataset"] == dataset]
+        for seed in sorted(set(data["seed"])):
+            for key in methods:
+                ran = data[(data["method"] == key) & (data["seed"] == seed)]
+                if ran.empty:
+                    raise ValueError(f"no sweep rows of method {key!r} for {dataset} seed {seed}")
+                hit = hits[(hits["dataset"] == dataset) & (hits["method"] == key)
+                           & (hits["seed"] == seed)]
+                if len(hit) > 1:
+                    raise ValueError(f"{dataset} / {key} seed {seed}: {len(hit)} rows marked "
+                                     f"{INFORMATIVE}, one expected")
+                row = {"dataset": dataset, "method": key, "seed": int(seed)}
+                if hit.empty:
+                    row["n_selected"] = 0
+                    row.update(dict.fromkeys(metrics, np.nan))
+                else:
+                    row["n_selected"] = int(hit["n_features"].iloc[0])
+                    row.update({m: float(hit[m].iloc[0]) for m in metrics})
+                rows.append(row)
+    return pd.DataFrame(rows, columns=["dataset", "method", "seed", "n_selected", *metrics])
+
+
+def pca_rows(trials, data_paths, clusterer, size_of="frcm", metrics=("nmi", "ari")):
+    """Table 2's PCA rows: the data projected on as many axes as ``size_of``'s informative
+    subset of the same trial (``min(m, n - 1, D)``, :func:`fsclust.projection.pca_projection`),
+    clustered by the evaluation clusterer with the sweep's seed. No row for a trial whose
+    subset is empty. (A small computation kept in the paper step: PCA ranks no feature.)"""
     rows = []
     with threadpool_limits(limits=1):
         for dataset, data_path in data_paths.items():
+            sizes = trials[(trials["dataset"] == dataset) & (trials["method"] == size_of)]
+            if sizes.empty:
+                continue
             ds = load_dataset(data_path)
-            X, y, c = ds.X, ds.y, ds.n_classes
-            for seed in seeds:
-                m_frcm = None
-                for key, spec in methods.items():
-                    higher = ranker_class(spec["method"]).higher_is_better
-                    scores, _ = _ranking_scores(ranking_paths[dataset, key, seed], X.shape[1])
-                    const = np.ptp(X, axis=0) <= 1e-12 * np.maximum(1, np.abs(X).max(axis=0))
-                    keep = mean_plus_std_rule(scores, higher, const)
-                    m = int(keep.sum())
-                    if key == "frcm":
-                        m_frcm = m
-                    labels = _kmeans_labels(X[:, keep], clusterer, c, seed, dataset) if m else None
-                    row = {"dataset": dataset, "method": key, "seed": seed, "n_selected": m}
-                    row.update(evaluate(y, labels, metrics) if m else dict.fromkeys(metrics, np.nan))
-                    rows.append(row)
-                if m_frcm:
-                    Z = pca_projection(X, m_frcm)
-                    row = {"dataset": dataset, "method": "pca", "seed": seed,
-                           "n_selected": Z.shape[1]}
-                    row.update(evaluate(y, _kmeans_labels(Z, clusterer, c, seed, dataset), metrics))
-                    rows.append(row)
-    runs = pd.DataFrame(rows)
-    agg = runs.groupby(["dataset", "method"], sort=False).agg(
+            for seed, m in zip(sizes["seed"], sizes["n_selected"]):
+                if not m:
+                    continue
+                Z = pca_projection(ds.X, int(m))
+                labels = _kmeans_labels(Z, clusterer, ds.n_classes, int(seed), dataset)
+                rows.append({"dataset": dataset, "method": "pca", "seed": int(seed),
+                             "n_selected": Z.shape[1], **evaluate(ds.y, labels, metrics)})
+    return pd.DataFrame(rows, columns=["dataset", "method", "seed", "n_selected", *metrics])
+
+
+def table2_summary(trials, metrics=("nmi", "ari")):
+    """Mean and sd (ddof 1) over trials of each dataset and method (rows in the order of
+    ``trials``: each dataset's methods, then PCA)."""
+    agg = trials.groupby(["dataset", "method"], sort=False).agg(
         n_selected_mean=("n_selected", "mean"), n_selected_sd=("n_selected", "std"),
         **{f"{m}_{s}": (m, f) for m in metrics for s, f in (("mean", "mean"), ("sd", "std"))},
         n_trials=("seed", "count"),
     ).reset_index()
-    write_table_atomic(agg, out_tsv, float_format="%.6g")
-    note = ("Informative subsets (score > mean + sd of each method's scores, ddof = 1; "
-            "Laplacian score and FRMV negated first), k-means with the true number of classes, "
-            "one single-start k-means per trial; mean and sd over trials. PCA: projection on "
-            "min(m, n - 1, D) axes with m = FRCM's subset size of the same trial.")
-    md = agg.copy()
-    md["n_selected"] = [f"{a:.0f} ± {b:.0f}" if b > 0 else f"{a:.0f}"
-                        for a, b in zip(md["n_selected_mean"], md["n_selected_sd"].fillna(0))]
-    for m in metrics:
-        md[m] = [f"{a:.3f} ± {b:.3f}" for a, b in zip(md[f"{m}_mean"], md[f"{m}_sd"])]
-    md = md[["dataset", "method", "n_selected", *metrics, "n_trials"]]
-    write_text_atomic(out_md, to_markdown(md, title="Table 2 (ours)", note=note) + "\n")
     return agg
 
 
-def table2_vs_paper(table2_path, paper_results_path, out_tsv, out_md, metrics=("nmi", "ari")):
+def _order_trials(trials, methods):
+    """Each dataset's trials: per seed the methods in order, PCA last (the rows' order before
+    the port, which fixes the order of the summary's rows)."""
+    order = {key: i for i, key in enumerate([*methods, "pca"])}
+    datasets = {ds: i for i, ds in enumerate(dict.fromkeys(trials["dataset"]))}
+    keys = pd.DataFrame({"d": trials["dataset"].map(datasets), "s": trials["seed"],
+                         "m": trials["method"].map(order)})
+    return trials.loc[keys.sort_values(["d", "s", "m"], kind="stable").index].reset_index(
+        drop=True)
+
+
+def table2_vs_paper(agg, paper_results, metrics=("nmi", "ari")):
     """Every number of the paper's Table 2 beside ours, in the columns of ``paper_vs_ours``."""
-    agg = pd.read_csv(table2_path, sep="\t")
-    # our Table 2 in the shape of a sweep summary, one "n_features" per row (FRCM's mean m)
+    # our Table 2 in the shape of a sweep summary, one "n_features" per row (the mean m)
     long = []
     for r in agg.itertuples(index=False):
         for metric, mean, sd in [("n_selected_features", r.n_selected_mean, r.n_selected_sd),
@@ -141,15 +167,16 @@ def table2_vs_paper(table2_path, paper_results_path, out_tsv, out_md, metrics=("
                          "n_features": int(round(r.n_selected_mean)), "metric": metric,
                          "mean": mean, "sd": sd, "n_runs": r.n_trials})
     summary = pd.DataFrame(long)
-    paper = read_paper_results(paper_results_path)
-    paper = paper[(paper["paper"] == PAPER) & (paper["table_or_figure"] == "Table 2")]
+    paper = paper_results[(paper_results["paper"] == PAPER)
+                          & (paper_results["table_or_figure"] == "Table 2")]
     ids = {v: k for k, v in DATASET_NAMES.items()}
     keys = {v: k for k, v in METHOD_NAMES.items()}
     comparisons = []
     for r in paper.itertuples(index=False):
         if r.dataset not in ids or r.method not in keys:
             continue
-        note = "ours: mean over trials of the rule's subset size" if r.metric == "n_selected_features" else ""
+        note = ("ours: mean over trials of the rule's subset size"
+                if r.metric == "n_selected_features" else "")
         if r.method == "PCA":
             note = "ours: PCA on min(m, n - 1, D) axes, m = FRCM's subset size of each trial"
         comparisons.append({
@@ -158,13 +185,7 @@ def table2_vs_paper(table2_path, paper_results_path, out_tsv, out_md, metrics=("
             "ours": {"dataset": ids[r.dataset], "method": keys[r.method], "clusterer": "kmeans",
                      "metric": r.metric, "n_features": "all"},
         })
-    table = paper_vs_ours(paper, comparisons, summary)
-    write_table_atomic(table, out_tsv, float_format="%.6g")
-    write_text_atomic(out_md, to_markdown(
-        table, title="Table 2: paper vs ours",
-        note="diff = ours - paper. n_features: the paper's subset size; ours in the "
-             "n_selected_features rows.") + "\n")
-    return table
+    return paper_vs_ours(paper, comparisons, summary)
 
 
 def _paper_grid(n_features, d):
@@ -174,9 +195,9 @@ def _paper_grid(n_features, d):
     return n_features[(n_features % 20 == 0) | (n_features == d)]
 
 
-def sweep_figure(summary_path, datasets, metrics, out_path, title, data_dims=None):
-    """Figures 1 and 2: mean NMI / ARI vs the number of top features, one panel per dataset."""
-    summary = pd.read_csv(summary_path, sep="\t")
+def sweep_figure(summary, datasets, metrics, out_path, title):
+    """Figures 1 and 2: mean NMI / ARI vs the number of top features, one panel per dataset
+    (the plain grid's rows of the experiment's ``summary.tsv``)."""
     fig, axes = plt.subplots(len(metrics), len(datasets), squeeze=False,
                              figsize=(3.6 * len(datasets), 3.0 * len(metrics)))
     colors = dict(zip(["laplacian", "uff", "frmv", "frcm"], plt.cm.tab10.colors))
@@ -201,90 +222,151 @@ def sweep_figure(summary_path, datasets, metrics, out_path, title, data_dims=Non
             ax.set_ylabel(metric.upper())
             ax.grid(alpha=0.3)
     handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False)
+    fig.legend(handles, labels, loc="lower center", ncol=max(1, len(labels)), frameon=False)
     fig.suptitle(title)
     fig.tight_layout(rect=(0, 0.06, 1, 0.96))
     save_figure(fig, out_path)
 
 
-def consensus_selection(data_path, dataset, ranking_paths, frcm_spec, clusterer, seeds, out_tsv,
-                        n_clusters_range=range(2, 11), fraction=0.10):
-    """Figure 3 data: NMI of the top 10 % features of FRCM and of correlation-based selection
-    against CSPA, HBGF and average-link consensus partitions (k = 2..10) of FRCM's ensemble.
+TABLE2_NOTE = ("Informative subsets (score > mean + sd of each method's scores, ddof = 1; "
+               "Laplacian score and FRMV negated first), k-means with the true number of "
+               "classes, one single-start k-means per trial; mean and sd over trials. PCA: "
+               "projection on min(m, n - 1, D) axes with m = FRCM's subset size of the same "
+               "trial.")
 
-    The ensemble of each trial is FRCM's own (refitted with the rank job's seed; the ranking is
-    checked to equal the rank job's). Correlation-based selection: the features with the
-    largest correlation ratio ``eta^2`` with the consensus partition (the squared linear
-    correlation for two clusters; its label-order-free extension for more).
+
+def table2_figures12(inputs, outputs, *, datasets, methods, clusterer, metrics, uci_datasets,
+                     gene_datasets, pca_size_of="frcm"):
+    """Table 2, Table 2 vs the paper and Figures 1-2 of one experiment.
+
+    Parameters
+    ----------
+    inputs : dict
+        ``sweeps``: the evaluate step's sweep TSVs of ``methods`` (every dataset);
+        ``data``: the prepared ``.npz`` of each of ``datasets``, in that order (for PCA);
+        ``summary``: the experiment's ``tables/summary.tsv`` (Figures 1-2);
+        ``paper``: ``config/paper-results.tsv``.
+    outputs : dict
+        ``table2`` (TSV), ``table2_md``, ``table2_trials`` (one row per trial),
+        ``vs_paper`` (TSV in the columns of ``paper_vs_ours.tsv``), ``vs_paper_md``,
+        ``fig1``, ``fig2`` (PNG).
+    datasets : list of str
+        The experiment's datasets (those it could get), in its order.
+    methods : list of str
+        The experiment's method keys, in its order (Table 2's rows).
+    clusterer : dict
+        ``{key, method, params}`` of the evaluation clusterer (PCA's k-means).
+    metrics : list of str
+    uci_datasets, gene_datasets : list of str
+        The panels of Figures 1 and 2.
+    pca_size_of : str
+        The method whose informative-subset size of a trial sets PCA's number of axes.
+
+    Table 2's rows of the four methods are read from the sweep TSVs (rows marked
+    ``mean_plus_std``); only the PCA rows are computed here (:func:`pca_rows`).
     """
-    ds = load_dataset(data_path)
-    X, y, c = ds.X, ds.y, ds.n_classes
+    sweeps = pd.concat([pd.read_csv(p, sep="\t") for p in _as_list(inputs["sweeps"])],
+                       ignore_index=True)
+    trials = informative_rows(sweeps, methods, clusterer["key"], metrics)
+    data_paths = dict(zip(datasets, _as_list(inputs["data"])))
+    pca = pca_rows(trials, data_paths, clusterer, pca_size_of, metrics)
+    trials = _order_trials(pd.concat([trials, pca], ignore_index=True), methods)
+    agg = table2_summary(trials, metrics)
+    write_table_atomic(trials, outputs["table2_trials"], float_format="%.10g")
+    write_table_atomic(agg, outputs["table2"], float_format="%.6g")
+    md = agg.copy()
+    md["n_selected"] = [f"{a:.0f} ± {b:.0f}" if b > 0 else f"{a:.0f}"
+                        for a, b in zip(md["n_selected_mean"], md["n_selected_sd"].fillna(0))]
+    for m in metrics:
+        md[m] = [f"{a:.3f} ± {b:.3f}" for a, b in zip(md[f"{m}_mean"], md[f"{m}_sd"])]
+    md = md[["dataset", "method", "n_selected", *metrics, "n_trials"]]
+    write_text_atomic(outputs["table2_md"],
+                      to_markdown(md, title="Table 2 (ours)", note=TABLE2_NOTE) + "\n")
+
+    table = table2_vs_paper(agg, read_paper_results(inputs["paper"]), metrics)
+    write_table_atomic(table, outputs["vs_paper"], float_format="%.6g")
+    write_text_atomic(outputs["vs_paper_md"], to_markdown(
+        table, title="Table 2: paper vs ours",
+        note="diff = ours - paper. n_features: the paper's subset size; ours in the "
+             "n_selected_features rows.") + "\n")
+
+    summary = pd.read_csv(inputs["summary"], sep="\t")
+    sweep_figure(summary, [d for d in uci_datasets if d in datasets], metrics, outputs["fig1"],
+                 "Fig. 1: UCI data sets")
+    sweep_figure(summary, [d for d in gene_datasets if d in datasets], metrics,
+                 outputs["fig2"], "Fig. 2: gene sets")
+
+
+def _as_list(value):
+    return [value] if isinstance(value, str) else list(value)
+
+
+# ---------------------------------------------------------------------------------------------
+# Figures 3-4
+
+
+def consensus_selection(X, y, n_clusters, dataset, seed, ranking, ensemble, consensus_matrix,
+                        clusterer, n_clusters_range=range(2, 11), fraction=0.10):
+    """Figure 3 data of one trial: NMI of k-means on the top ``fraction`` of FRCM's features
+    and on the features most correlated with the CSPA, HBGF and average-link consensus
+    partitions (k clusters) of FRCM's ensemble, from FRCM's stored arrays (never refitted).
+
+    Correlation-based selection: the features with the largest correlation ratio ``eta^2``
+    with the consensus partition (the squared linear correlation for two clusters; its
+    label-order-free extension for more). The columns are taken in rank order, as before.
+    """
     n_top = max(1, int(round(fraction * X.shape[1])))
+    ensemble = np.atleast_2d(np.asarray(ensemble))
+    if ensemble.shape[1] != X.shape[0] or np.shape(consensus_matrix) != (X.shape[0],) * 2:
+        raise ValueError(f"{dataset} seed {seed}: FRCM's ensemble {ensemble.shape} / consensus "
+                         f"matrix {np.shape(consensus_matrix)} do not fit {X.shape[0]} samples")
     rows = []
-    with threadpool_limits(limits=1):
-        for seed in seeds:
-            path = ranking_paths[seed]
-            _, ranking = _ranking_scores(path, X.shape[1])
-            frcm = make_ranker(frcm_spec["method"], frcm_spec.get("params"),
-                               random_state=derive_seed(seed, dataset, frcm_spec["key"])).fit(X)
-            if not np.array_equal(frcm.ranking_, ranking):
-                raise RuntimeError(f"{path}: refitted FRCM does not reproduce the ranking")
-            labels = _kmeans_labels(X[:, ranking[:n_top]], clusterer, c, seed, dataset)
-            nmi = evaluate(y, labels, ("nmi",))["nmi"]
-            for k in n_clusters_range:
-                rows.append({"dataset": dataset, "seed": seed, "method": "FRCM", "k": k, "nmi": nmi})
-            M = frcm.consensus_matrix_
-            for k in n_clusters_range:
-                rs = derive_seed(seed, dataset, "consensus", k)
-                partitions = {"CSPA": cspa_consensus(M, k, random_state=rs),
-                              "HBGF": hbgf_consensus(frcm.ensemble_, k, random_state=rs),
-                              "AL": average_link_consensus(M, k)}
-                for name, part in partitions.items():
-                    rel = correlation_ratio(X, part)
-                    top = np.argsort(-rel, kind="stable")[:n_top]
-                    labels = _kmeans_labels(X[:, top], clusterer, c, seed, dataset)
-                    rows.append({"dataset": dataset, "seed": seed, "method": name, "k": k,
-                                 "nmi": evaluate(y, labels, ("nmi",))["nmi"]})
-    table = pd.DataFrame(rows)
-    write_table_atomic(table, out_tsv, float_format="%.6g")
-    return table
+    labels = _kmeans_labels(X[:, ranking[:n_top]], clusterer, n_clusters, seed, dataset)
+    nmi = evaluate(y, labels, ("nmi",))["nmi"]
+    for k in n_clusters_range:
+        rows.append({"dataset": dataset, "seed": seed, "method": "FRCM", "k": k, "nmi": nmi})
+    for k in n_clusters_range:
+        rs = derive_seed(seed, dataset, "consensus", k)
+        partitions = {"CSPA": cspa_consensus(consensus_matrix, k, random_state=rs),
+                      "HBGF": hbgf_consensus(ensemble, k, random_state=rs),
+                      "AL": average_link_consensus(consensus_matrix, k)}
+        for name, part in partitions.items():
+            rel = correlation_ratio(X, part)
+            top = np.argsort(-rel, kind="stable")[:n_top]
+            labels = _kmeans_labels(X[:, top], clusterer, n_clusters, seed, dataset)
+            rows.append({"dataset": dataset, "seed": seed, "method": name, "k": k,
+                         "nmi": evaluate(y, labels, ("nmi",))["nmi"]})
+    return rows
 
 
-def borda_curve(data_path, dataset, ranking_paths, seeds, out_tsv, percents=range(1, 101)):
-    """Figure 4 data: mean Borda value of the top p % FRCM genes, for p = 1..100.
+def borda_rows(X, y, dataset, seed, ranking, percents=range(1, 101)):
+    """Figure 4 data of one trial: mean Borda value of the top p % FRCM genes, p = 1..100.
 
     The Borda value of a gene comes from its rank by relevance to the true classes (the
     correlation ratio ``eta^2`` with the class labels): the most class-related gene scores D,
     the least 1 (ties: average). The paper does not name the class-relevance measure.
     """
-    ds = load_dataset(data_path)
-    X, y = ds.X, ds.y
-    d = X.shape[1]
-    rel = correlation_ratio(X, y)
     from scipy.stats import rankdata
 
-    borda = rankdata(rel, method="average")  # best = D, worst = 1
+    d = X.shape[1]
+    borda = rankdata(correlation_ratio(X, y), method="average")  # best = D, worst = 1
+    cum = np.cumsum(borda[ranking])
     rows = []
-    for seed in seeds:
-        _, ranking = _ranking_scores(ranking_paths[seed], d)
-        cum = np.cumsum(borda[ranking])
-        for p in percents:
-            m = max(1, int(round(p / 100 * d)))
-            rows.append({"dataset": dataset, "seed": seed, "percent": p, "n_features": m,
-                         "mean_borda": cum[m - 1] / m})
-    table = pd.DataFrame(rows)
-    write_table_atomic(table, out_tsv, float_format="%.6g")
-    return table
+    for p in percents:
+        m = max(1, int(round(p / 100 * d)))
+        rows.append({"dataset": dataset, "seed": seed, "percent": p, "n_features": m,
+                     "mean_borda": cum[m - 1] / m})
+    return rows
 
 
-def consensus_figure(tsv_paths, out_path, out_summary):
-    """Figure 3: mean NMI over trials vs the consensus number of clusters k."""
-    data = pd.concat([pd.read_csv(p, sep="\t") for p in tsv_paths], ignore_index=True)
+def consensus_figure(data, out_path):
+    """Figure 3: mean NMI over trials vs the consensus number of clusters k; returns the
+    summary (mean, sd, count per dataset, method and k)."""
     summary = data.groupby(["dataset", "method", "k"], sort=False)["nmi"].agg(
         ["mean", "std", "count"]).reset_index()
-    write_table_atomic(summary, out_summary, float_format="%.6g")
     datasets = list(dict.fromkeys(summary["dataset"]))
-    fig, axes = plt.subplots(1, len(datasets), squeeze=False, figsize=(3.6 * len(datasets), 3.2))
+    fig, axes = plt.subplots(1, len(datasets), squeeze=False,
+                             figsize=(3.6 * len(datasets), 3.2))
     for ax, dataset in zip(axes[0], datasets):
         sub = summary[summary["dataset"] == dataset]
         for method, style in zip(("FRCM", *CONSENSUS), ("-", "--", "-.", ":")):
@@ -299,14 +381,14 @@ def consensus_figure(tsv_paths, out_path, out_summary):
     fig.suptitle("10 % best features: FRCM vs correlation with consensus partitions")
     fig.tight_layout(rect=(0, 0.1, 1, 0.93))
     save_figure(fig, out_path)
+    return summary
 
 
-def borda_figure(tsv_paths, out_path, out_summary):
-    """Figure 4: mean Borda value (mean over trials) vs the subset size in percent."""
-    data = pd.concat([pd.read_csv(p, sep="\t") for p in tsv_paths], ignore_index=True)
+def borda_figure(data, out_path):
+    """Figure 4: mean Borda value (mean over trials) vs the subset size in percent; returns
+    the summary (mean, sd, count per dataset and percent)."""
     summary = data.groupby(["dataset", "percent"], sort=False)["mean_borda"].agg(
         ["mean", "std", "count"]).reset_index()
-    write_table_atomic(summary, out_summary, float_format="%.6g")
     fig, ax = plt.subplots(figsize=(5, 3.6))
     for dataset in dict.fromkeys(summary["dataset"]):
         g = summary[summary["dataset"] == dataset]
@@ -317,3 +399,52 @@ def borda_figure(tsv_paths, out_path, out_summary):
     ax.legend(fontsize=8)
     fig.tight_layout()
     save_figure(fig, out_path)
+    return summary
+
+
+def figures34(inputs, outputs, *, datasets, seeds, frcm_files, clusterer,
+              consensus_n_clusters=tuple(range(2, 11)), consensus_fraction=0.1):
+    """Figures 3 and 4 (gene sets) from FRCM's rankings and stored arrays of every trial.
+
+    Parameters
+    ----------
+    inputs : dict
+        ``data``: the prepared ``.npz`` of each of ``datasets``, in that order; ``rankings``:
+        FRCM's rankings directories (the job outputs; the files read are ``frcm_files``).
+    outputs : dict
+        ``fig3`` (PNG), ``fig3_tsv`` (its summary), ``fig3_trials`` (one row per trial, k and
+        method), ``fig4``, ``fig4_tsv``, ``fig4_trials``.
+    datasets : list of str
+    seeds : list of int
+        One trial per seed.
+    frcm_files : dict
+        ``{dataset: {seed: {"ranking": TSV, "arrays": NPZ}}}``: FRCM's ranking and its
+        ``ensemble`` / ``consensus_matrix`` (:func:`fsclust.steps.read_artifact`).
+    clusterer : dict
+        ``{key, method, params}`` of the evaluation clusterer.
+    """
+    fig3, fig4 = [], []
+    data_paths = dict(zip(datasets, _as_list(inputs["data"])))
+    with threadpool_limits(limits=1):
+        for dataset, data_path in data_paths.items():
+            ds = load_dataset(data_path)
+            for seed in seeds:
+                files = frcm_files[dataset][seed]
+                ranking = _ranking(files["ranking"])
+                fig3 += consensus_selection(
+                    ds.X, ds.y, ds.n_classes, dataset, seed, ranking,
+                    read_artifact(files["arrays"], "ensemble"),
+                    read_artifact(files["arrays"], "consensus_matrix"), clusterer,
+                    n_clusters_range=consensus_n_clusters, fraction=consensus_fraction)
+                fig4 += borda_rows(ds.X, ds.y, dataset, seed, ranking)
+    fig3 = pd.DataFrame(fig3, columns=["dataset", "seed", "method", "k", "nmi"])
+    fig4 = pd.DataFrame(fig4, columns=["dataset", "seed", "percent", "n_features",
+                                       "mean_borda"])
+    # the figures and their summaries are made from the per-trial tables as written (6
+    # significant digits), as they were before the port
+    write_table_atomic(fig3, outputs["fig3_trials"], float_format="%.6g")
+    write_table_atomic(fig4, outputs["fig4_trials"], float_format="%.6g")
+    summary = consensus_figure(pd.read_csv(outputs["fig3_trials"], sep="\t"), outputs["fig3"])
+    write_table_atomic(summary, outputs["fig3_tsv"], float_format="%.6g")
+    summary = borda_figure(pd.read_csv(outputs["fig4_trials"], sep="\t"), outputs["fig4"])
+    write_table_atomic(summary, outputs["fig4_tsv"], float_format="%.6g")
