@@ -7,8 +7,6 @@ min_version("9.0")
 
 
 configfile: "config/config.yaml"
-
-
 # Each paper's experiments and paper block live in a file of their own.
 configfile: "config/experiments/zeng2008.yaml"
 configfile: "config/experiments/maldonado2015.yaml"
@@ -20,16 +18,12 @@ include: "workflow/rules/download.smk"
 include: "workflow/rules/prepare.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/report.smk"
-
-
 # Paper-specific rules: tables and figures from what the generic steps wrote, and one target
 # rule per paper block of the config (e.g. `snakemake --cores 2 zeng2008`).
 include: "workflow/rules/papers.smk"
 include: "workflow/rules/paper_zeng2008.smk"
 include: "workflow/rules/paper_maldonado2015.smk"
 include: "workflow/rules/paper_zhang2012.smk"
-
-
 include: "workflow/rules/experiments.smk"
 
 

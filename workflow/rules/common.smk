@@ -83,11 +83,15 @@ _check_config()
 def _check_papers():
     for name, block in PAPERS.items():
         paper_name = block["paper"]
-        schema = Path(workflow.basedir, "workflow/schemas/papers", f"{paper_name}.schema.yaml")
+        schema = Path(
+            workflow.basedir, "workflow/schemas/papers", f"{paper_name}.schema.yaml"
+        )
         if not schema.exists():
             raise ValueError(
                 f"papers.{name}.paper: unknown paper {paper_name!r}; known papers: "
-                + ", ".join(sorted(p.name.split(".")[0] for p in schema.parent.glob("*.yaml")))
+                + ", ".join(
+                    sorted(p.name.split(".")[0] for p in schema.parent.glob("*.yaml"))
+                )
             )
         validate(block, schema=str(schema))
         for role, experiment in block["experiments"].items():
@@ -332,11 +336,13 @@ def experiment_outputs(experiment):
     if not exp["clusterers"]:
         return [
             *EXTRA_OUTPUTS.get(experiment, []),
-            *sorted({
-                rankings_output(experiment, ds, method)
-                for ds in exp_datasets(experiment)
-                for method in exp["methods"]
-            }),
+            *sorted(
+                {
+                    rankings_output(experiment, ds, method)
+                    for ds in exp_datasets(experiment)
+                    for method in exp["methods"]
+                }
+            ),
         ]
     return [
         *EXTRA_OUTPUTS.get(experiment, []),

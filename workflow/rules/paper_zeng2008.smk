@@ -5,17 +5,6 @@
 ZENG2008 = papers_of("zeng2008")
 
 
-def zeng2008_sidecars(wildcards):
-    """The kernel weighting's rank sidecars: its iterations and "integrated" clustering."""
-    block = PAPERS[wildcards.paper]
-    return [
-        ranking_file(exp, ds, block["weighting"], seed, "json")
-        for exp in block["experiments"].values()
-        for ds in exp_datasets(exp)
-        for seed in EXPERIMENTS[exp]["seeds"]
-    ]
-
-
 rule zeng2008_report:
     input:
         summaries=lambda wildcards: [

@@ -12,7 +12,11 @@ PAPER_SCRIPT = "../../scripts/paper.py"
 def paper_settings(wildcards):
     """The paper block's own settings (everything but `paper` and `experiments`)."""
     block = PAPERS[wildcards.paper]
-    return {k: v for k, v in block.items() if k not in ("paper", "experiments", "description")}
+    return {
+        k: v
+        for k, v in block.items()
+        if k not in ("paper", "experiments", "description")
+    }
 
 
 def paper_outputs(paper):
@@ -24,4 +28,16 @@ def paper_outputs(paper):
             for path in experiment_outputs(experiment)
         ),
         *PAPER_OUTPUTS.get(paper, []),
+    ]
+
+
+# Zeng & Cheung 2008 (paper_zeng2008.smk)
+def zeng2008_sidecars(wildcards):
+    """The kernel weighting's rank sidecars: its iterations and "integrated" clustering."""
+    block = PAPERS[wildcards.paper]
+    return [
+        ranking_file(exp, ds, block["weighting"], seed, "json")
+        for exp in block["experiments"].values()
+        for ds in exp_datasets(exp)
+        for seed in EXPERIMENTS[exp]["seeds"]
     ]
