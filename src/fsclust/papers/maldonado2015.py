@@ -1,13 +1,22 @@
-"""Tables 1, 3, 4, Figure 2 and ``paper_vs_ours.tsv`` of Maldonado, Carrizosa & Weber (2015).
+"""Tables 1, 3, 4, Figure 2 and the comparison table of Maldonado, Carrizosa & Weber (2015).
 
-Everything here reads files the workflow already wrote (rankings, rank sidecars, the kernel
-k-means results at the n KP-Kmeans selects, the sweep summary) and only tabulates; no
-clustering or ranking is run.
+Everything here reads files the generic evaluate step already wrote, at the explicit paths the
+rule gives (ranking TSVs and their JSON sidecars, the benchmark sweep TSVs and summary), and
+only tabulates and plots; no clustering or ranking is run.
+
+- Table 1 (toy sets): for each ranking, how many of the two relevant features are among its
+  top n, with n the number of features KP-Kmeans keeps for the same toy set and seed (a
+  KP-Kmeans reading: among the features it keeps itself).
+- Table 3 (benchmark sets): ACC of KP-Kmeans' own partition (its sidecar) and of the
+  clusterer on each filter's top n (the sweep rows marked ``selected_by`` KP-Kmeans).
+- Table 4 (MLL): n and ACC of KP-Kmeans for each (lambda, gamma) run.
+- Figure 2 (Lung): the filters' sweep curves and KP-Kmeans' elimination path.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -15,10 +24,11 @@ import numpy as np
 import pandas as pd
 
 from fsclust._io import write_table_atomic, write_text_atomic
-from fsclust.report.figures import save_figure  # noqa: E402
 from fsclust.report.paper import PAPER_VS_OURS_COLUMNS, read_paper_results
 from fsclust.report.tables import to_markdown
 
+#: The method key whose number of selected features n fixes the cut of every other method.
+REFERENCE = "kpkmeans"
 #: Our method keys and the paper's column names.
 METHODS = {"kpkmeans": "KP-Kmeans", "pca": "PCA", "gha": "GHA", "spec": "SPEC", "mcfs": "MCFS"}
 FILTERS = ("pca", "gha", "spec", "mcfs")
@@ -31,11 +41,6 @@ TABLE3_NAMES = {
 #: The toy sets' relevant features (the two Zelnik-Manor & Perona coordinates).
 RELEVANT = (0, 1)
 MARKS = {2: "✓", 1: "①", 0: "X"}
-
-
-def selected_count(sidecar_path):
-    """The number of features KP-Kmeans kept (``n_features_selected`` of its rank sidecar)."""
-    return int(_read_json(sidecar_path)["n_features_selected"])
 
 
 def _read_json(path):
@@ -53,42 +58,60 @@ def _toy_name(dataset):
     return f"{match.group(1)} {match.group(2)}" if match else dataset
 
 
-def _mean_sd(values):
-    values = np.asarray(values, dtype=float)
-    sd = float(np.std(values, ddof=1)) if values.size > 1 else np.nan
-    return float(np.mean(values)), sd
+def _unique(values):
+    return list(dict.fromkeys(values))
 
 
-def table1_runs(results, toy_datasets, seeds, toy_methods):
-    """One row per toy set, seed and method: n and the number of relevant features in the top n."""
+def _exponent(value):
+    """``a`` with ``value = 2^a`` (Table 4's rows are powers of two)."""
+    a = math.log2(float(value))
+    if a != round(a):
+        raise ValueError(f"Table 4 runs use powers of two; {value} is not one")
+    return int(round(a))
+
+
+# Table 1 -------------------------------------------------------------------------------------
+
+def _is_kpkmeans(methods, method):
+    return (methods.get(method) or {}).get("method") == "kpkmeans"
+
+
+def table1_runs(rankings, methods):
+    """One row per toy set, seed and method: n and the number of relevant features in the top n.
+
+    Parameters
+    ----------
+    rankings : list of dict
+        ``{dataset, method, seed, ranking, sidecar}``: the paths of one ranking TSV and its
+        sidecar JSON, for every toy set, method and seed.
+    methods : dict
+        The toy experiment's ``{key: spec}``, in column order; :data:`REFERENCE` among them.
+        A KP-Kmeans reading counts the features it keeps itself (its own n); any other method
+        its top n, with n that of :data:`REFERENCE` for the same set and seed.
+    """
+    files = {(r["dataset"], r["method"], int(r["seed"])): r for r in rankings}
     rows = []
-    for ds in toy_datasets:
-        for seed in seeds:
-            kp = _read_json(f"{results}/toy/{ds}/kpkmeans/seed{seed}.json")
+    for ds in _unique(r["dataset"] for r in rankings):
+        for seed in _unique(int(r["seed"]) for r in rankings if r["dataset"] == ds):
+            kp = _read_json(files[ds, REFERENCE, seed]["sidecar"])
             n = int(kp["n_features_selected"])
-            for method in [*toy_methods, "mcfs"]:
+            for method in methods:
                 n_method = n
-                if method == "kpkmeans" or _is_kpkmeans(toy_methods, method):
+                if _is_kpkmeans(methods, method):
                     # a KP-Kmeans reading: its own selection, its own n
-                    own = kp if method == "kpkmeans" else _read_json(
-                        f"{results}/toy/{ds}/{method}/seed{seed}.json")
+                    own = kp if method == REFERENCE else _read_json(
+                        files[ds, method, seed]["sidecar"])
                     top = np.asarray(own["selected_features"], dtype=int)
                     n_method = int(own["n_features_selected"])
                 else:
-                    path = (f"{results}/mcfs_at_n/{ds}/seed{seed}.tsv" if method == "mcfs"
-                            else f"{results}/toy/{ds}/{method}/seed{seed}.tsv")
-                    top = _ranking(path)[:n]
+                    top = _ranking(files[ds, method, seed]["ranking"])[:n]
                 rows.append({"dataset": ds, "seed": seed, "method": method, "n": n_method,
                              "relevant": int(np.isin(RELEVANT, top).sum())})
     return pd.DataFrame(rows)
 
 
-def _is_kpkmeans(toy_methods, method):
-    return (toy_methods.get(method) or {}).get("method") == "kpkmeans"
-
-
-def _kp_reading_note(toy_methods):
-    init = ((toy_methods.get("kpkmeans") or {}).get("params") or {}).get("init_features")
+def _kp_reading_note(methods):
+    init = ((methods.get(REFERENCE) or {}).get("params") or {}).get("init_features")
     if init is None:
         return "KP-Kmeans preserves C = kernel k-means on all features."
     return (f"KP-Kmeans preserves C = kernel k-means on the {init} features (our reading of "
@@ -112,33 +135,70 @@ def _variant_label(spec):
     return "KP-Kmeans, C on all features" if init is None else f"KP-Kmeans, C on {init}"
 
 
-def table3_runs(results, datasets, seeds):
-    """One row per benchmark set, seed and method: n and ACC (fraction) at n."""
+# Table 3 -------------------------------------------------------------------------------------
+
+def read_sweeps(paths):
+    """The rows of the benchmark sweep TSVs (``selected_by`` blank, never NaN)."""
+    sweeps = pd.concat([pd.read_csv(p, sep="\t") for p in paths], ignore_index=True)
+    sweeps["selected_by"] = sweeps["selected_by"].fillna("").astype(str)
+    return sweeps
+
+
+def table3_runs(kp_sidecars, sweeps, filters, clusterer):
+    """One row per benchmark set, seed and method: n and ACC (fraction) at n.
+
+    Parameters
+    ----------
+    kp_sidecars : list of dict
+        ``{dataset, seed, sidecar}``: KP-Kmeans' sidecar JSON (its n and its own ACC).
+    sweeps : DataFrame
+        Rows of the benchmark sweep TSVs (:func:`read_sweeps`).
+    filters : dict
+        The paper's filter column (``pca``, ``gha``, ``spec``, ``mcfs``) -> the method whose
+        sweep rows at KP-Kmeans' n (``selected_by`` holds :data:`REFERENCE`) fill it.
+    clusterer : str
+        The clusterer key of those rows.
+    """
+    at_n = sweeps[(sweeps["clusterer"] == clusterer)
+                  & sweeps["selected_by"].map(lambda s: REFERENCE in s.split(","))]
     rows = []
-    for ds in datasets:
-        for seed in seeds:
-            kp = _read_json(f"{results}/rankings/{ds}/kpkmeans/seed{seed}.json")
-            n = int(kp["n_features_selected"])
-            rows.append({"dataset": ds, "seed": seed, "method": "kpkmeans", "n": n,
-                         "acc": kp["labels_metrics"]["acc"]})
-            for method in FILTERS:
-                at_n = pd.read_csv(f"{results}/at_n/{ds}/{method}/seed{seed}.tsv", sep="\t")
-                rows.append({"dataset": ds, "seed": seed, "method": method,
-                             "n": int(at_n["n_features"].iloc[0]), "acc": float(at_n["acc"].iloc[0])})
+    for rec in kp_sidecars:
+        ds, seed = rec["dataset"], int(rec["seed"])
+        kp = _read_json(rec["sidecar"])
+        rows.append({"dataset": ds, "seed": seed, "method": REFERENCE,
+                     "n": int(kp["n_features_selected"]), "acc": kp["labels_metrics"]["acc"]})
+        for method in FILTERS:
+            if method not in filters:
+                continue
+            hit = at_n[(at_n["dataset"] == ds) & (at_n["method"] == filters[method])
+                       & (at_n["seed"] == seed)]
+            if len(hit) != 1:
+                raise ValueError(
+                    f"Table 3: expected one {clusterer} row of method {filters[method]!r} on "
+                    f"{ds}, seed {seed}, at the n of {REFERENCE} (selected_by); found "
+                    f"{len(hit)}: is {{selected_by: {REFERENCE}}} in that method's sweep grid?")
+            rows.append({"dataset": ds, "seed": seed, "method": method,
+                         "n": int(hit["n_features"].iloc[0]), "acc": float(hit["acc"].iloc[0])})
     return pd.DataFrame(rows)
 
 
-def table4_runs(results, runs, seeds):
-    """One row per (lambda exponent, gamma exponent, seed): n and ACC of KP-Kmeans."""
-    rows = []
-    for lam, gamma in runs:
-        for seed in seeds:
-            kp = _read_json(f"{results}/table4/lam{lam}_gamma{gamma}/seed{seed}.json")
-            rows.append({"lam_exp": lam, "gamma_exp": gamma, "seed": seed,
-                         "n": int(kp["n_features_selected"]), "acc": kp["labels_metrics"]["acc"],
-                         "seconds": kp["seconds"]})
-    return pd.DataFrame(rows)
+# Table 4 -------------------------------------------------------------------------------------
 
+def table4_runs(runs):
+    """One row per (lambda exponent, gamma exponent, seed): n and ACC of KP-Kmeans.
+
+    ``runs``: ``{method, lam, gamma, seed, sidecar}`` records (lambda and gamma powers of two).
+    """
+    rows = []
+    for rec in runs:
+        kp = _read_json(rec["sidecar"])
+        rows.append({"lam_exp": _exponent(rec["lam"]), "gamma_exp": _exponent(rec["gamma"]),
+                     "seed": int(rec["seed"]), "n": int(kp["n_features_selected"]),
+                     "acc": kp["labels_metrics"]["acc"], "seconds": kp["seconds"]})
+    return pd.DataFrame(rows, columns=["lam_exp", "gamma_exp", "seed", "n", "acc", "seconds"])
+
+
+# Comparison rows -----------------------------------------------------------------------------
 
 def _summary(runs, keys, value):
     agg = runs.groupby(keys, sort=False)[value].agg(["mean", "std", "count"]).reset_index()
@@ -162,49 +222,18 @@ def _row(paper_row, ours, ours_sd, note):
     }
 
 
-def _substitutes(sheet):
-    from fsclust.datasets import load_catalog
-
-    return {k for k, entry in load_catalog(sheet).items() if entry.substitute}
-
-
-def build_tables(results, *, paper, seeds, datasets, runs4, paper_results_path, sheet,
-                 kp_params, out):
-    """Write Tables 1, 3 and 4 (TSV + Markdown) and ``paper_vs_ours.tsv``/``.md``.
-
-    Parameters
-    ----------
-    results : str
-        ``results/<experiment>``.
-    paper : dict
-        The experiment's ``paper`` block (toy sets and methods, Table 4 settings).
-    seeds, datasets : list
-        Seeds and the benchmark sets that could be had.
-    runs4 : list of (int, int)
-        Exponents ``(a, b)`` of ``lambda = 2^a``, ``gamma = 2^b``.
-    paper_results_path, sheet : str
-        ``config/paper-results.tsv`` and the dataset sheet (substitute marks).
-    kp_params : dict
-        KP-Kmeans' parameters on the benchmark sets (``max_samples`` is reported).
-    out : dict
-        Output paths (keys ``table1``, ``table1_tsv``, ``table3``, ``table3_tsv``, ``table4``,
-        ``table4_tsv``, ``paper_vs_ours``, ``paper_vs_ours_md``).
-    """
-    paper_results = read_paper_results(paper_results_path)
-    paper_id = paper["paper_id"]
-    substitutes = _substitutes(sheet)
-    seeds = list(seeds)
-    compare = []
-
-    # Table 1 -------------------------------------------------------------------------------
-    t1 = table1_runs(results, paper["toy_datasets"], seeds, paper["toy_methods"])
+def _table1(paper_results, paper_id, toy_methods, toy_rankings, outputs, compare):
+    t1 = table1_runs(toy_rankings, toy_methods)
     t1s = _summary(t1, ["dataset", "method"], "relevant")
-    t1n = _summary(t1[t1["method"] == "kpkmeans"], ["dataset"], "n")
-    write_table_atomic(t1.merge(t1s, on=["dataset", "method"]), out["table1_tsv"],
+    t1n = _summary(t1[t1["method"] == REFERENCE], ["dataset"], "n")
+    write_table_atomic(t1.merge(t1s, on=["dataset", "method"]), outputs["table1_tsv"],
                        float_format="%.4g")
-    wide = []
     paper_t1 = _paper_rows(paper_results, paper_id, "Table 1")
-    for ds in paper["toy_datasets"]:
+    variants = {m: _variant_label(spec) for m, spec in toy_methods.items()
+                if m != REFERENCE and _is_kpkmeans(toy_methods, m)}
+    labels = {m: label for m, label in METHODS.items() if m in toy_methods}
+    wide = []
+    for ds in _unique(t1["dataset"]):
         name = _toy_name(ds)
         nrow = t1n[t1n["dataset"] == ds].iloc[0]
         row = {"dataset": name, "n (ours)": f"{nrow['n_mean']:.1f}"}
@@ -212,12 +241,10 @@ def build_tables(results, *, paper, seeds, datasets, runs4, paper_results_path, 
         row["n (paper)"] = pn["value"].iloc[0] if not pn.empty else ""
         if not pn.empty:
             compare.append(_row(pn.iloc[0], nrow["n_mean"], nrow["n_sd"], "ours: mean over seeds"))
-        variants = {m: _variant_label(spec) for m, spec in paper["toy_methods"].items()
-                    if m != "kpkmeans" and _is_kpkmeans(paper["toy_methods"], m)}
-        for method, label in {**METHODS, **variants}.items():
+        for method, label in {**labels, **variants}.items():
             s = t1s[(t1s["dataset"] == ds) & (t1s["method"] == method)].iloc[0]
+            sub = t1[(t1["dataset"] == ds) & (t1["method"] == method)]
             if method in variants:
-                sub = t1[(t1["dataset"] == ds) & (t1["method"] == method)]
                 row[label] = ("".join(MARKS[v] for v in sub["relevant"])
                               + f" (n={sub['n'].mean():.1f})")
                 pr = paper_t1[(paper_t1["dataset"] == name) & (paper_t1["method"] == "KP-Kmeans")
@@ -229,45 +256,52 @@ def build_tables(results, *, paper, seeds, datasets, runs4, paper_results_path, 
                     extra["method"] = label
                     compare.append(extra)
                 continue
-            seeds_marks = "".join(MARKS[v] for v in t1[(t1["dataset"] == ds)
-                                                       & (t1["method"] == method)]["relevant"])
+            seeds_marks = "".join(MARKS[v] for v in sub["relevant"])
             pr = paper_t1[(paper_t1["dataset"] == name) & (paper_t1["method"] == label)
                           & (paper_t1["metric"] == "relevant_vars_in_selection")]
             paper_mark = MARKS.get(int(pr["value"].iloc[0]), "?") if not pr.empty else ""
             row[label] = f"{seeds_marks} ({paper_mark})"
             if not pr.empty:
-                note = ("relevant features among the n KP-Kmeans keeps" if method == "kpkmeans"
-                        else "relevant features among the method's top n (n of KP-Kmeans, same seed)")
+                note = ("relevant features among the n KP-Kmeans keeps" if method == REFERENCE
+                        else "relevant features among the method's top n "
+                             "(n of KP-Kmeans, same seed)")
                 compare.append(_row(pr.iloc[0], s["relevant_mean"], s["relevant_sd"],
                                     f"{note}; mean over seeds (2 = both, 1 = one, 0 = none)"))
         wide.append(row)
-    write_text_atomic(out["table1"], to_markdown(
+    kp_params = toy_methods[REFERENCE].get("params") or {}
+    write_text_atomic(outputs["table1"], to_markdown(
         pd.DataFrame(wide), title="Table 1: relevant features found on the toy sets",
         note=("Per seed: ✓ both relevant features among the top n, ① one, X none; the paper's "
               "mark in brackets. n = features kept by KP-Kmeans (mean over seeds); the filters "
               "are cut at the same seed's n; MCFS is refitted with lasso cardinality n. "
-              f"KP-Kmeans on the toys: {_kp_settings(paper['toy_methods']['kpkmeans'].get('params') or {})}. "
-              + _kp_reading_note(paper["toy_methods"])),
+              f"KP-Kmeans on the toys: {_kp_settings(kp_params)}. "
+              + _kp_reading_note(toy_methods)),
     ) + "\n")
 
-    # Table 3 -------------------------------------------------------------------------------
-    t3 = table3_runs(results, datasets, seeds)
+
+def _table3(paper_results, paper_id, kp_sidecars, sweeps, table3, kp_params, substitutes,
+            outputs, compare):
+    t3 = table3_runs(kp_sidecars, sweeps, table3["filters"], table3["clusterer"])
     t3s = _summary(t3, ["dataset", "method"], "acc").merge(
         _summary(t3, ["dataset", "method"], "n").drop(columns="n_runs"), on=["dataset", "method"])
-    write_table_atomic(t3.merge(t3s, on=["dataset", "method"]), out["table3_tsv"],
+    write_table_atomic(t3.merge(t3s, on=["dataset", "method"]), outputs["table3_tsv"],
                        float_format="%.6g")
     paper_t3 = _paper_rows(paper_results, paper_id, "Table 3")
     max_samples = kp_params.get("max_samples")
+    seeds = _unique(int(r["seed"]) for r in kp_sidecars)
+    first = {}
+    for rec in kp_sidecars:
+        first.setdefault(rec["dataset"], rec["sidecar"])
     wide = []
-    for ds in datasets:
+    for ds in first:
         name = TABLE3_NAMES.get(ds, ds)
         marks = []
         if ds in substitutes:
             marks.append("substitute")
-        n_samples = _read_json(f"{results}/rankings/{ds}/kpkmeans/seed{seeds[0]}.json")["n_samples"]
+        n_samples = _read_json(first[ds])["n_samples"]
         if max_samples and n_samples > max_samples:
             marks.append(f"KP-Kmeans fitted on {max_samples} of {n_samples} samples")
-        kp = t3s[(t3s["dataset"] == ds) & (t3s["method"] == "kpkmeans")].iloc[0]
+        kp = t3s[(t3s["dataset"] == ds) & (t3s["method"] == REFERENCE)].iloc[0]
         pn = paper_t3[(paper_t3["dataset"] == name) & (paper_t3["metric"] == "n_selected_features")]
         row = {"dataset": name + (" *" if marks else ""),
                "n ours": f"{kp['n_mean']:.1f}",
@@ -276,81 +310,133 @@ def build_tables(results, *, paper, seeds, datasets, runs4, paper_results_path, 
             compare.append(_row(pn.iloc[0], kp["n_mean"], kp["n_sd"],
                                 "; ".join(["ours: mean over seeds", *marks])))
         for method, label in METHODS.items():
-            s = t3s[(t3s["dataset"] == ds) & (t3s["method"] == method)].iloc[0]
+            hit = t3s[(t3s["dataset"] == ds) & (t3s["method"] == method)]
+            if hit.empty:
+                continue
+            s = hit.iloc[0]
             pr = paper_t3[(paper_t3["dataset"] == name) & (paper_t3["method"] == label)
                           & (paper_t3["metric"] == "ACC_percent")]
             sd = "" if np.isnan(s["acc_sd"]) else f" ± {100 * s['acc_sd']:.1f}"
             row[label] = (f"{100 * s['acc_mean']:.1f}{sd}"
                           + (f" ({pr['value'].iloc[0]})" if not pr.empty else ""))
             if not pr.empty:
-                how = ("its own final partition" if method == "kpkmeans" else
-                       "kernel k-means sigma=1 on its top n (n of KP-Kmeans, same seed, at least 1)")
+                how = ("its own final partition" if method == REFERENCE else
+                       "kernel k-means sigma=1 on its top n "
+                       "(n of KP-Kmeans, same seed, at least 1)")
                 compare.append(_row(pr.iloc[0], 100 * s["acc_mean"], 100 * s["acc_sd"],
                                     "; ".join([f"ACC of {how}", *marks])))
         row["notes"] = "; ".join(marks)
         wide.append(row)
-    write_text_atomic(out["table3"], to_markdown(
+    write_text_atomic(outputs["table3"], to_markdown(
         pd.DataFrame(wide), title="Table 3: ACC (%) at the n KP-Kmeans selects",
         note=(f"Mean ± sd over seeds {seeds}; the paper's number in brackets. * see notes. "
               f"KP-Kmeans: {_kp_settings(kp_params)}; filters: kernel k-means, Gaussian sigma = 1 "
               "on the z-scored top-n features divided by sqrt(n), 10 restarts."),
     ) + "\n")
 
-    # Table 4 -------------------------------------------------------------------------------
-    t4_cfg = paper["table4"]
-    if t4_cfg["dataset"] in datasets:
-        t4 = table4_runs(results, runs4, seeds)
-        t4s = _summary(t4, ["lam_exp", "gamma_exp"], "acc").merge(
-            _summary(t4, ["lam_exp", "gamma_exp"], "n").drop(columns="n_runs"),
-            on=["lam_exp", "gamma_exp"])
-        write_table_atomic(t4.merge(t4s, on=["lam_exp", "gamma_exp"]), out["table4_tsv"],
-                           float_format="%.6g")
-        paper_t4 = _paper_rows(paper_results, paper_id, "Table 4")
-        wide = []
-        for a in t4_cfg["exponents"]:
-            row = {"exponent": f"2^{a}"}
-            for which, key in (("lambda", (a, t4_cfg["gamma_fixed"])),
-                               ("gamma", (t4_cfg["lambda_fixed"], a))):
-                hit = t4s[(t4s["lam_exp"] == key[0]) & (t4s["gamma_exp"] == key[1])]
-                if hit.empty:
-                    continue
-                s = hit.iloc[0]
-                pattern = (rf"^lambda=2\^{a}(;|$)" if which == "lambda"
-                           else rf"^gamma=2\^{a}(;|$)")
-                pr = paper_t4[paper_t4["notes"].str.contains(pattern, regex=True)]
-                pacc = pr[pr["metric"] == "ACC_percent"]
-                pn = pr[pr["metric"] == "n_selected_features"]
-                row[f"{which}: ACC"] = (f"{100 * s['acc_mean']:.1f}"
-                                        + (f" ({pacc['value'].iloc[0]})" if not pacc.empty else ""))
-                row[f"{which}: n"] = (f"{s['n_mean']:.1f}"
-                                      + (f" ({pn['value'].iloc[0]})" if not pn.empty else ""))
-                setting = (f"lambda=2^{key[0]}, gamma=2^{key[1]}; "
-                           f"{'substitute MLL; ' if t4_cfg['dataset'] in substitutes else ''}"
-                           "mean over seeds")
-                if not pacc.empty:
-                    compare.append(_row(pacc.iloc[0], 100 * s["acc_mean"], 100 * s["acc_sd"], setting))
-                if not pn.empty:
-                    compare.append(_row(pn.iloc[0], s["n_mean"], s["n_sd"], setting))
-            wide.append(row)
-        grid = t4_cfg.get("grid", "sweeps")
-        write_text_atomic(out["table4"], to_markdown(
-            pd.DataFrame(wide), title="Table 4: KP-Kmeans on MLL over lambda and gamma",
-            note=(f"ACC (%) and n, mean over seeds {seeds}; the paper's numbers in brackets. "
-                  f"lambda column: gamma = 2^{t4_cfg['gamma_fixed']}; gamma column: lambda = "
-                  f"2^{t4_cfg['lambda_fixed']} (grid '{grid}'; the full 11 x 11 grid, if run, "
-                  f"is in {Path(out['table4_tsv']).name}). Fixed step v <- v - gamma grad "
-                  "(the table is about gamma), so the lambda = 2^-1, gamma = 1 row need not "
-                  "equal Table 3 when Table 3 uses the normalised step."),
-        ) + "\n")
-    else:
-        write_table_atomic(pd.DataFrame(), out["table4_tsv"])
-        write_text_atomic(out["table4"], f"Table 4: dataset {t4_cfg['dataset']} unavailable\n")
 
+def _table4(paper_results, paper_id, table4, dataset, runs, substitutes, outputs, compare):
+    if not runs:
+        write_table_atomic(pd.DataFrame(), outputs["table4_tsv"])
+        write_text_atomic(outputs["table4"], f"Table 4: dataset {dataset} unavailable\n")
+        return
+    t4 = table4_runs(runs)
+    t4s = _summary(t4, ["lam_exp", "gamma_exp"], "acc").merge(
+        _summary(t4, ["lam_exp", "gamma_exp"], "n").drop(columns="n_runs"),
+        on=["lam_exp", "gamma_exp"])
+    write_table_atomic(t4.merge(t4s, on=["lam_exp", "gamma_exp"]), outputs["table4_tsv"],
+                       float_format="%.6g")
+    paper_t4 = _paper_rows(paper_results, paper_id, "Table 4")
+    wide = []
+    for a in table4["exponents"]:
+        row = {"exponent": f"2^{a}"}
+        for which, key in (("lambda", (a, table4["gamma_fixed"])),
+                           ("gamma", (table4["lambda_fixed"], a))):
+            hit = t4s[(t4s["lam_exp"] == key[0]) & (t4s["gamma_exp"] == key[1])]
+            if hit.empty:
+                continue
+            s = hit.iloc[0]
+            pattern = (rf"^lambda=2\^{a}(;|$)" if which == "lambda"
+                       else rf"^gamma=2\^{a}(;|$)")
+            pr = paper_t4[paper_t4["notes"].str.contains(pattern, regex=True)]
+            pacc = pr[pr["metric"] == "ACC_percent"]
+            pn = pr[pr["metric"] == "n_selected_features"]
+            row[f"{which}: ACC"] = (f"{100 * s['acc_mean']:.1f}"
+                                    + (f" ({pacc['value'].iloc[0]})" if not pacc.empty else ""))
+            row[f"{which}: n"] = (f"{s['n_mean']:.1f}"
+                                  + (f" ({pn['value'].iloc[0]})" if not pn.empty else ""))
+            setting = (f"lambda=2^{key[0]}, gamma=2^{key[1]}; "
+                       f"{'substitute MLL; ' if dataset in substitutes else ''}"
+                       "mean over seeds")
+            if not pacc.empty:
+                compare.append(_row(pacc.iloc[0], 100 * s["acc_mean"], 100 * s["acc_sd"], setting))
+            if not pn.empty:
+                compare.append(_row(pn.iloc[0], s["n_mean"], s["n_sd"], setting))
+        wide.append(row)
+    seeds = _unique(int(r["seed"]) for r in runs)
+    name = TABLE3_NAMES.get(dataset, dataset)
+    write_text_atomic(outputs["table4"], to_markdown(
+        pd.DataFrame(wide), title=f"Table 4: KP-Kmeans on {name} over lambda and gamma",
+        note=(f"ACC (%) and n, mean over seeds {seeds}; the paper's numbers in brackets. "
+              f"lambda column: gamma = 2^{table4['gamma_fixed']}; gamma column: lambda = "
+              f"2^{table4['lambda_fixed']} (every run, also any beyond the two sweeps, is in "
+              f"{Path(outputs['table4_tsv']).name}). Fixed step v <- v - gamma grad "
+              "(the table is about gamma), so the lambda = 2^-1, gamma = 1 row need not "
+              "equal Table 3 when Table 3 uses the normalised step."),
+    ) + "\n")
+
+
+def tables(inputs, outputs, *, paper_id, figure2_dataset, table3, table4, toy_methods,
+           toy_rankings, kp_params, kp_sidecars, table4_dataset, table4_runs, substitutes):
+    """Rule ``maldonado2015_tables``: Tables 1, 3, 4 (TSV + Markdown), Figure 2 and the
+    comparison table (every number of the three tables, in the columns of paper_vs_ours.tsv).
+
+    Parameters
+    ----------
+    inputs : dict
+        ``paper`` (config/paper-results.tsv), ``sweeps`` (the benchmark experiment's sweep
+        TSVs) and ``summary`` (its per-m summary, for Figure 2); the ranking directories the
+        records below point into are inputs too.
+    outputs : dict
+        ``table1``, ``table1_tsv``, ``table3``, ``table3_tsv``, ``table4``, ``table4_tsv``,
+        ``figure2``, ``paper_vs_ours``, ``paper_vs_ours_md``.
+    paper_id, figure2_dataset, table3, table4 :
+        The paper block's settings (workflow/schemas/papers/maldonado2015.schema.yaml).
+    toy_methods : dict
+        The toy experiment's methods (``{key: spec}``), in the table's column order.
+    toy_rankings : list of dict
+        ``{dataset, method, seed, ranking, sidecar}`` of every toy ranking.
+    kp_params : dict
+        KP-Kmeans' parameters on the benchmark sets (``max_samples`` is reported).
+    kp_sidecars : list of dict
+        ``{dataset, seed, sidecar}`` of KP-Kmeans on every available benchmark set.
+    table4_dataset : str
+        The Table 4 set (MLL).
+    table4_runs : list of dict
+        ``{method, lam, gamma, seed, sidecar}`` of every Table 4 run (empty: unavailable).
+    substitutes : list of str
+        Datasets that are substitutes of the paper's (marked in the tables).
+    """
+    paper_results = read_paper_results(inputs["paper"])
+    substitutes = set(substitutes)
+    compare = []
+    _table1(paper_results, paper_id, toy_methods, toy_rankings, outputs, compare)
+    _table3(paper_results, paper_id, kp_sidecars, read_sweeps(_as_list(inputs["sweeps"])),
+            table3, kp_params, substitutes, outputs, compare)
+    _table4(paper_results, paper_id, table4, table4_dataset, table4_runs, substitutes, outputs,
+            compare)
     table = pd.DataFrame(compare, columns=PAPER_VS_OURS_COLUMNS)
-    write_table_atomic(table, out["paper_vs_ours"], float_format="%.6g")
-    write_text_atomic(out["paper_vs_ours_md"], to_markdown(
+    write_table_atomic(table, outputs["paper_vs_ours"], float_format="%.6g")
+    write_text_atomic(outputs["paper_vs_ours_md"], to_markdown(
         table, title="Paper vs ours: Maldonado et al. 2015, Tables 1, 3, 4",
         note="diff = ours - paper; differing numbers are shown, never tuned away.") + "\n")
+    figure2(inputs["summary"],
+            [r["sidecar"] for r in kp_sidecars if r["dataset"] == figure2_dataset],
+            figure2_dataset, outputs["figure2"])
+
+
+def _as_list(value):
+    return [value] if isinstance(value, (str, Path)) else list(value)
 
 
 def figure2(summary_path, sidecar_paths, dataset, out_path):
@@ -359,14 +445,18 @@ def figure2(summary_path, sidecar_paths, dataset, out_path):
     The filters' curves are the sweep's mean over seeds (kernel k-means on their top m);
     KP-Kmeans' curve is its own partition after each elimination round, one line per seed.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    from fsclust.report.figures import save_figure
 
     summary = pd.read_csv(summary_path, sep="\t")
     sub = summary[(summary["dataset"] == dataset) & (summary["metric"] == "acc")]
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    if sub.empty and not sidecar_paths:
+        ax.text(0.5, 0.5, f"{dataset}: unavailable here", ha="center", va="center")
+        ax.set_axis_off()
+        save_figure(fig, out_path)
+        return
     colors = dict(zip(METHODS, plt.cm.tab10.colors))
     for method in FILTERS:
         g = sub[sub["method"] == method].sort_values("n_features")
@@ -381,7 +471,7 @@ def figure2(summary_path, sidecar_paths, dataset, out_path):
         info = _read_json(path)
         x = np.maximum(np.asarray(info["n_features_path"]), 0.8)  # n = 0 drawn at the axis
         y = [100 * m["acc"] for m in info["path_metrics"]]
-        ax.plot(x, y, drawstyle="steps-post", color=colors["kpkmeans"], alpha=0.8, lw=1.2,
+        ax.plot(x, y, drawstyle="steps-post", color=colors[REFERENCE], alpha=0.8, lw=1.2,
                 label="KP-Kmeans (elimination path)" if i == 0 else None)
     ax.set_xscale("log")
     ax.set_xlabel("number of features")
