@@ -152,3 +152,17 @@ def test_methods_that_refer_to_each_other_in_a_cycle_are_an_error():
                "b": {"method": "mcfs", "params": {"n_nonzero_coefs": {"selected_by": "a"}}}}
     with pytest.raises(ValueError, match="cycle"):
         steps._dependency_order(methods)
+
+
+def test_a_method_sweeps_its_own_grid(blobs, tmp_path):
+    # Maldonado's MCFS at n: its own grid, the n another method kept for the seed
+    data, _, _ = blobs
+    source = tmp_path / "kp"
+    source.mkdir()
+    for seed in (0, 1):
+        (source / f"seed{seed}.json").write_text(json.dumps({"n_features_selected": 2 + seed}))
+    spec = {"method": "variance", "sweep": {"n_features": {"selected_by": "kp"}}}
+    out = _evaluate(data, tmp_path, {"v": spec}, references={"kp": source})
+    sweep = pd.read_csv(out / "sweep.tsv", sep="\t")
+    assert sorted(set(zip(sweep["seed"], sweep["n_features"]))) == [(0, 2), (1, 3)]
+    assert (sweep["selected_by"] == "kp").all() and (sweep["in_grid"] == 0).all()

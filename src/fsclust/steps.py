@@ -287,6 +287,11 @@ def _referenced(value):
     return []
 
 
+def _method_grid(spec, grid_spec):
+    """A method's own sweep grid (``sweep: {n_features: ...}``) or the experiment's."""
+    return spec["sweep"]["n_features"] if "sweep" in spec else grid_spec
+
+
 def _dependency_order(methods, grid_spec=None):
     """Method keys with every referenced method first (a method that reads KP-Kmeans' n or
     FRCM's ensemble runs after it in the same job)."""
@@ -298,7 +303,7 @@ def _dependency_order(methods, grid_spec=None):
         if key in path:
             raise ValueError(f"methods refer to each other in a cycle: {' -> '.join(path)}")
         spec = methods[key]
-        for ref in _referenced(spec.get("params")) + _referenced(spec.get("sweep", grid_spec)):
+        for ref in _referenced(spec.get("params")) + _referenced(_method_grid(spec, grid_spec)):
             if ref in methods and ref != key:
                 visit(ref, (*path, key))
         seen.add(key)
@@ -393,7 +398,7 @@ def evaluate(data_path, sweep_path, *, dataset, methods, rankings_dir, seeds, cl
                     info["shared_by_seeds"] = True
                 table = _write_ranking_files(method_dirs[key], seed, ranker, ds, info)
                 runs.append((key, table["index"].to_numpy(),
-                             *sweep_grid(spec.get("sweep", grid_spec), d, seed, references,
+                             *sweep_grid(_method_grid(spec, grid_spec), d, seed, references,
                                          ranker=ranker, X=ds.X)))
             if baseline:
                 runs.append((ALL_FEATURES, np.arange(d), [d], {d}, {}))

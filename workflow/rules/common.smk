@@ -293,7 +293,7 @@ def method_references(wildcards):
     exp = EXPERIMENTS[wildcards.experiment]
     spec = exp["methods"][wildcards.method]
     keys = _referenced_methods(spec.get("params", {})) + _referenced_methods(
-        spec.get("sweep", exp_grid(wildcards))
+        spec["sweep"]["n_features"] if "sweep" in spec else exp_grid(wildcards)
     )
     keys = [key for key in keys if key != wildcards.method]
     for key in keys:
