@@ -16,9 +16,7 @@ ZHANG2012_FRCM = "frcm"
 zhang2012_experiment = lambda paper: paper_experiment(paper, "main")
 # a dataset list of the paper block, restricted to those the experiment could get
 zhang2012_datasets = lambda paper, key: [
-    ds
-    for ds in PAPERS[paper][key]
-    if ds in exp_datasets(zhang2012_experiment(paper))
+    ds for ds in PAPERS[paper][key] if ds in exp_datasets(zhang2012_experiment(paper))
 ]
 # the evaluation clusterer {key, method, params} (the experiment's first, k-means)
 zhang2012_clusterer = lambda experiment: {
@@ -41,10 +39,18 @@ zhang2012_figures34_settings = lambda wildcards: {
         ds: {
             seed: {
                 "ranking": ranking_file(
-                    zhang2012_experiment(wildcards.paper), ds, ZHANG2012_FRCM, seed, "tsv"
+                    zhang2012_experiment(wildcards.paper),
+                    ds,
+                    ZHANG2012_FRCM,
+                    seed,
+                    "tsv",
                 ),
                 "arrays": ranking_file(
-                    zhang2012_experiment(wildcards.paper), ds, ZHANG2012_FRCM, seed, "npz"
+                    zhang2012_experiment(wildcards.paper),
+                    ds,
+                    ZHANG2012_FRCM,
+                    seed,
+                    "npz",
                 ),
             }
             for seed in EXPERIMENTS[zhang2012_experiment(wildcards.paper)]["seeds"]
