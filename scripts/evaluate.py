@@ -4,7 +4,7 @@ import _srcpath  # noqa: F401  (src/ on sys.path when fsclust is not installed)
 from fsclust import steps
 
 p, out = snakemake.params, snakemake.output
-with steps.logged(snakemake.log[0]):
+with steps.logged(snakemake.log[0], snakemake.threads):
     steps.evaluate(snakemake.input.data, out.sweep, dataset=snakemake.wildcards.dataset,
                    methods=p.methods, rankings_dir=out.get("rankings"), seeds=p.seeds,
                    clusterers=p.clusterers, grid_spec=p.grid, metrics=p.metrics,

@@ -166,3 +166,13 @@ def test_a_method_sweeps_its_own_grid(blobs, tmp_path):
     sweep = pd.read_csv(out / "sweep.tsv", sep="\t")
     assert sorted(set(zip(sweep["seed"], sweep["n_features"]))) == [(0, 2), (1, 3)]
     assert (sweep["selected_by"] == "kp").all() and (sweep["in_grid"] == 0).all()
+
+
+def test_keep_chooses_the_arrays_written_beside_the_ranking(blobs, tmp_path):
+    data, _, _ = blobs
+    frcm = {"method": "frcm", "params": {"n_partitions": 5, "max_clusters": 4}}
+    out = _evaluate(data, tmp_path, {"frcm": {**frcm, "keep": ["ensemble"]}}, seeds=(0,))
+    with np.load(out / "rankings" / "seed0.npz") as kept:
+        assert kept.files == ["ensemble"]
+    out = _evaluate(data, tmp_path, {"frcm": {**frcm, "keep": []}}, seeds=(0,), name="none")
+    assert not (out / "rankings" / "seed0.npz").exists()

@@ -29,10 +29,16 @@ ALL_FEATURES = "nofs"
 
 
 @contextlib.contextmanager
-def logged(log_path):
-    """Send logging and stderr of a step to ``log_path``; log the exception if the step fails."""
+def logged(log_path, threads=1):
+    """Send logging and stderr of a step to ``log_path``; log the exception if the step fails.
+
+    The BLAS and OpenMP pools are limited to the rule's ``threads``: Snakemake sets
+    ``OMP_NUM_THREADS`` for ``shell:`` jobs only, and two single-threaded jobs on two cores
+    that each start a BLAS thread per core would fight for them."""
+    from threadpoolctl import threadpool_limits
+
     Path(log_path).parent.mkdir(parents=True, exist_ok=True)
-    with open(log_path, "w") as handle:
+    with open(log_path, "w") as handle, threadpool_limits(limits=int(threads)):
         old_stderr = sys.stderr
         sys.stderr = handle
         logging.basicConfig(stream=handle, level=logging.INFO, force=True,
@@ -314,15 +320,19 @@ def _dependency_order(methods, grid_spec=None):
     return order
 
 
-def _write_ranking_files(out, seed, ranker, ds, info):
-    """``seed{S}.tsv`` (the ranking), ``.json`` (``info``) and, when the method kept arrays a
-    later step reads, ``.npz``; returns the ranking table."""
+def _write_ranking_files(out, seed, ranker, ds, info, keep=None):
+    """``seed{S}.tsv`` (the ranking), ``.json`` (``info``) and, when the method has arrays a
+    later step reads, ``.npz`` (those named in ``keep``; None: all); returns the ranking."""
     from fsclust.ranking import ranking_table, write_ranking
 
     table = ranking_table(ranker, ds.feature_names, with_index=True)
     write_ranking(table, out / f"seed{seed}.tsv")
     write_text_atomic(out / f"seed{seed}.json", json.dumps(info, indent=1) + "\n")
     arrays = _artifacts(ranker)
+    if keep is not None:
+        wanted = set(keep) | ({"consensus_matrix_denominator"} if "consensus_matrix" in keep
+                              else set())
+        arrays = {k: a for k, a in arrays.items() if k in wanted}
     if arrays:
         with atomic_path(out / f"seed{seed}.npz") as tmp:
             np.savez_compressed(tmp, **arrays)
@@ -396,7 +406,8 @@ def evaluate(data_path, sweep_path, *, dataset, methods, rankings_dir, seeds, cl
                                     random_state=random_state, seconds=seconds, metrics=metrics)
                 if shares[key]:
                     info["shared_by_seeds"] = True
-                table = _write_ranking_files(method_dirs[key], seed, ranker, ds, info)
+                table = _write_ranking_files(method_dirs[key], seed, ranker, ds, info,
+                                             keep=spec.get("keep"))
                 runs.append((key, table["index"].to_numpy(),
                              *sweep_grid(_method_grid(spec, grid_spec), d, seed, references,
                                          ranker=ranker, X=ds.X)))
