@@ -28,6 +28,31 @@ log = logging.getLogger("fsclust")
 ALL_FEATURES = "nofs"
 
 
+def reuse_freed_memory():
+    """Keep freed blocks of up to 32 MB in the process heap instead of returning them to the
+    system (glibc ``mallopt``; a no-op elsewhere).
+
+    Iterative methods allocate the same n x n temporaries at every step (KP-Kmeans: a dozen
+    arrays of 3 MB per gradient step on the 622-sample toy sets). By default glibc serves
+    blocks above 128 KB-32 MB with a fresh ``mmap`` and unmaps them on free, so every step
+    page-faults its memory in again: measured, a third of KP-Kmeans' wall time was system
+    time (4.8 s -> 3.3 s for 228 steps on zp-toy4-10u). The arithmetic is unchanged.
+    """
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("c")
+    if not name or not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(name)
+        trim, top_pad, mmap_threshold = -1, -2, -3  # M_TRIM_THRESHOLD, M_TOP_PAD, ...
+        return bool(libc.mallopt(mmap_threshold, 32 * 2**20)
+                    and libc.mallopt(trim, 2**30) and libc.mallopt(top_pad, 64 * 2**20))
+    except (OSError, AttributeError):  # not glibc
+        return False
+
+
 @contextlib.contextmanager
 def logged(log_path, threads=1):
     """Send logging and stderr of a step to ``log_path``; log the exception if the step fails.
@@ -37,6 +62,7 @@ def logged(log_path, threads=1):
     that each start a BLAS thread per core would fight for them."""
     from threadpoolctl import threadpool_limits
 
+    reuse_freed_memory()
     Path(log_path).parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "w") as handle, threadpool_limits(limits=int(threads)):
         old_stderr = sys.stderr
