@@ -305,21 +305,21 @@ def _shares_ranking(spec, class_draw):
     from fsclust.registry import ranker_class
 
     takes_seed = "random_state" in inspect.signature(ranker_class(spec["method"])).parameters
-    has_refs = bool(_referenced(spec.get("params")))
+    has_refs = bool(referenced_methods(spec.get("params")))
     return not takes_seed and not class_draw and not has_refs
 
 
-def _referenced(value):
+def referenced_methods(value):
     """Method keys a spec refers to (``{selected_by: key}``, ``{from: key, ...}``)."""
     if isinstance(value, dict):
         found = [value[k] for k in ("selected_by", "from") if k in value]
-        return found + [k for v in value.values() for k in _referenced(v)]
+        return found + [k for v in value.values() for k in referenced_methods(v)]
     if isinstance(value, list):
-        return [k for v in value for k in _referenced(v)]
+        return [k for v in value for k in referenced_methods(v)]
     return []
 
 
-def _method_grid(spec, grid_spec):
+def method_grid(spec, grid_spec):
     """A method's own sweep grid (``sweep: {n_features: ...}``) or the experiment's."""
     return spec["sweep"]["n_features"] if "sweep" in spec else grid_spec
 
@@ -335,7 +335,8 @@ def _dependency_order(methods, grid_spec=None):
         if key in path:
             raise ValueError(f"methods refer to each other in a cycle: {' -> '.join(path)}")
         spec = methods[key]
-        for ref in _referenced(spec.get("params")) + _referenced(_method_grid(spec, grid_spec)):
+        refs = referenced_methods(spec.get("params"))
+        for ref in refs + referenced_methods(method_grid(spec, grid_spec)):
             if ref in methods and ref != key:
                 visit(ref, (*path, key))
         seen.add(key)
@@ -435,7 +436,7 @@ def evaluate(data_path, sweep_path, *, dataset, methods, rankings_dir, seeds, cl
                 table = _write_ranking_files(method_dirs[key], seed, ranker, ds, info,
                                              keep=spec.get("keep"))
                 runs.append((key, table["index"].to_numpy(),
-                             *sweep_grid(_method_grid(spec, grid_spec), d, seed, references,
+                             *sweep_grid(method_grid(spec, grid_spec), d, seed, references,
                                          ranker=ranker, X=ds.X)))
             if baseline:
                 runs.append((ALL_FEATURES, np.arange(d), [d], {d}, {}))

@@ -13,6 +13,7 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
 from fsclust.datasets import load_catalog  # noqa: E402
 from fsclust.registry import RANKERS, CLUSTERERS  # noqa: E402
+from fsclust.steps import method_grid, referenced_methods  # noqa: E402
 
 validate(config, schema="../schemas/config.schema.yaml")
 
@@ -275,25 +276,13 @@ def sweep_files(experiment):
     )
 
 
-def _referenced_methods(value):
-    """Method keys named by ``{selected_by: key}`` / ``{from: key, ...}`` entries in a spec."""
-    if isinstance(value, dict):
-        found = [value[k] for k in ("selected_by", "from") if k in value]
-        for v in value.values():
-            found += _referenced_methods(v)
-        return found
-    if isinstance(value, list):
-        return [key for v in value for key in _referenced_methods(v)]
-    return []
-
-
 def method_references(wildcards):
     """method key -> rankings directory of every other method this job reads (its n, its
     ensemble), for the same experiment and dataset."""
     exp = EXPERIMENTS[wildcards.experiment]
     spec = exp["methods"][wildcards.method]
-    keys = _referenced_methods(spec.get("params", {})) + _referenced_methods(
-        spec["sweep"]["n_features"] if "sweep" in spec else exp_grid(wildcards)
+    keys = referenced_methods(spec.get("params")) + referenced_methods(
+        method_grid(spec, exp_grid(wildcards))
     )
     keys = [key for key in keys if key != wildcards.method]
     for key in keys:
