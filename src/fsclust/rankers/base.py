@@ -201,6 +201,22 @@ class FeatureRanker(SelectorMixin, BaseEstimator):
     def _score(self, X, rng):
         raise NotImplementedError
 
+    def _scores_use_random_state(self):
+        """Whether ``scores_`` depend on ``random_state``.
+
+        True by default. A method whose only random choice is the k-means that discretises its
+        own clustering (LLC-fs, Q-alpha from a uniform start) returns False and implements
+        :meth:`relabel`; a workflow then fits it once and only re-draws the discretisation for
+        each repeat, with results identical to a fit per repeat.
+        """
+        return "random_state" in self.get_params()
+
+    def relabel(self, random_state):
+        """``labels_`` as a fit with ``random_state`` would give them, without refitting.
+
+        Only for methods whose :meth:`_scores_use_random_state` is False."""
+        raise NotImplementedError(f"{type(self).__name__} cannot re-draw its labels alone")
+
     def _n_selected(self):
         m = self.n_features_to_select
         n_features = self.n_features_in_
