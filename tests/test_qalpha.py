@@ -5,10 +5,18 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
+from threadpoolctl import threadpool_limits
 
 import fsclust.rankers.qalpha as qalpha
 from fsclust.metrics import clustering_accuracy
 from fsclust.rankers.qalpha import QAlpha, g_matrix, g_matvec, normalized_feature_rows
+
+
+@pytest.fixture(autouse=True)
+def _one_blas_thread():
+    """The matrices here are tiny: BLAS threads only add contention on a busy machine."""
+    with threadpool_limits(limits=1):
+        yield
 
 
 def _fit(X, **kw):
