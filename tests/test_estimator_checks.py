@@ -2,7 +2,7 @@
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from fsclust.cluster import KMeans, NormalizedCut, SpectralClustering
+from fsclust.cluster import LLC, KMeans, NormalizedCut, SpectralClustering
 from fsclust.rankers import LaplacianScore, VarianceScore
 from fsclust.rankers.frcm import FRCM
 from fsclust.rankers.frmv import FRMV
@@ -13,6 +13,7 @@ from fsclust.rankers.kpkmeans import KPKMeans
 from fsclust.rankers.mcfs import MCFS
 from fsclust.rankers.pca import PCARanking
 from fsclust.rankers.spec import SPEC
+from fsclust.rankers.llcfs import LLCFS
 from fsclust.rankers.kernel_weighting import KernelWeightingClustering
 
 
@@ -21,7 +22,7 @@ from fsclust.rankers.kernel_weighting import KernelWeightingClustering
      FRCM(n_partitions=5), UFF(), FRMV(n_partitions=5),
      KernelKMeans(), KPKMeans(n_clusters=3, max_inner=50), PCARanking(), GHA(n_epochs=5), SPEC(),
      MCFS(n_clusters=2),
-     KernelWeightingClustering()]
+     KernelWeightingClustering(), LLC(n_neighbors=5, neighborhood="knn"), LLCFS(n_neighbors=5, max_iter=5)]
 )
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)

@@ -22,6 +22,10 @@ RANKERS = {
     "gha": ("fsclust.rankers.gha:GHA", {}),
     "spec": ("fsclust.rankers.spec:SPEC", {}),
     "mcfs": ("fsclust.rankers.mcfs:MCFS", {}),
+    # Zeng & Cheung 2009: feature weights tau learned with a local learning clustering
+    "llcfs": ("fsclust.rankers.llcfs:LLCFS", {}),
+    # Wolf & Shashua 2005, the global counterpart LLC-fs is compared with
+    "qalpha": ("fsclust.rankers.qalpha:QAlpha", {}),
 }
 
 CLUSTERERS = {
@@ -33,6 +37,8 @@ CLUSTERERS = {
     "njw": ("fsclust.cluster.spectral:SpectralClustering", {"laplacian": "sym"}),
     # kernel k-means (hand-written), Gaussian sigma = 1 on seed 002's "normalized data"
     "kernel_kmeans": ("fsclust.cluster.kernel_kmeans:KernelKMeans", {}),
+    # local learning based clustering (Wu & Schölkopf), linear kernel, mutual neighbours
+    "llc": ("fsclust.cluster.llc:LLC", {}),
 }
 
 

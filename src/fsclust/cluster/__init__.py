@@ -2,7 +2,8 @@
 
 from .kernel_kmeans import KernelKMeans
 from .kmeans import KMeans
+from .llc import LLC
 from .ncut import NormalizedCut
 from .spectral import SpectralClustering
 
-__all__ = ["KMeans", "KernelKMeans", "NormalizedCut", "SpectralClustering"]
+__all__ = ["KMeans", "KernelKMeans", "LLC", "NormalizedCut", "SpectralClustering"]

@@ -6,6 +6,7 @@ from .frmv import FRMV
 from .gha import GHA
 from .kernel_weighting import KernelWeightingClustering
 from .kpkmeans import KPKMeans
+from .llcfs import LLCFS
 from .laplacian import LaplacianScore, laplacian_score
 from .mcfs import MCFS
 from .pca import PCARanking
@@ -22,6 +23,7 @@ __all__ = [
     "UFF",
     "FeatureRanker",
     "KPKMeans",
+    "LLCFS",
     "KernelWeightingClustering",
     "LaplacianScore",
     "PCARanking",
