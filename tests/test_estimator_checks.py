@@ -14,6 +14,7 @@ from fsclust.rankers.mcfs import MCFS
 from fsclust.rankers.pca import PCARanking
 from fsclust.rankers.spec import SPEC
 from fsclust.rankers.llcfs import LLCFS
+from fsclust.rankers.qalpha import QAlpha
 from fsclust.rankers.kernel_weighting import KernelWeightingClustering
 
 
@@ -22,7 +23,8 @@ from fsclust.rankers.kernel_weighting import KernelWeightingClustering
      FRCM(n_partitions=5), UFF(), FRMV(n_partitions=5),
      KernelKMeans(), KPKMeans(n_clusters=3, max_inner=50), PCARanking(), GHA(n_epochs=5), SPEC(),
      MCFS(n_clusters=2),
-     KernelWeightingClustering(), LLC(n_neighbors=5, neighborhood="knn"), LLCFS(n_neighbors=5, max_iter=5)]
+     KernelWeightingClustering(), LLC(n_neighbors=5, neighborhood="knn"), LLCFS(n_neighbors=5, max_iter=5),
+     QAlpha(n_clusters=2)]
 )
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)

@@ -62,6 +62,27 @@ def test_a_random_method_is_fitted_per_seed_with_the_seed_of_its_name(blobs, tmp
         assert "shared_by_seeds" not in json.loads((out / "rankings" / f"seed{seed}.json").read_text())
 
 
+@pytest.mark.parametrize("method, params", [("llcfs", {"n_neighbors": 10}),
+                                             ("qalpha", {"init": "uniform"})])
+def test_a_method_that_draws_only_its_labels_is_fitted_once_and_relabelled(blobs, tmp_path,
+                                                                          method, params):
+    from fsclust.metrics import evaluate as score
+
+    data, X, y = blobs
+    out = _evaluate(data, tmp_path, {method: {"method": method, "params": params}},
+                    seeds=(0, 1, 2))
+    for seed in (0, 1, 2):
+        info = json.loads((out / "rankings" / f"seed{seed}.json").read_text())
+        assert info["shared_by_seeds"] is True
+        direct = rank_features(X, method, params, n_clusters=3,
+                               random_state=derive_seed(seed, "blobs", method))
+        assert info["random_state"] == derive_seed(seed, "blobs", method)
+        # the same labels, hence metrics, as a fit with this seed's own stream
+        assert info["labels_metrics"] == score(y, direct.labels_, ["acc", "nmi"])
+        got = read_ranking(out / "rankings" / f"seed{seed}.tsv")["index"].to_numpy()
+        assert np.array_equal(got, direct.ranking_)
+
+
 def test_sweep_has_every_seed_clusterer_and_m_of_the_grid(blobs, tmp_path):
     data, _, y = blobs
     out = _evaluate(data, tmp_path, {"variance": {"method": "variance"}})

@@ -7,7 +7,6 @@ job leaves no half-written file and a rerun resumes from what is complete.
 from __future__ import annotations
 
 import contextlib
-import inspect
 import json
 import logging
 import os
@@ -299,14 +298,15 @@ def sweep_grid(grid_spec, d, seed, references, ranker=None, X=None):
 
 
 def _shares_ranking(spec, class_draw):
-    """Whether one ranking serves every seed: the method makes no random choice (its class
-    takes no ``random_state``), each seed sees the same samples, and no parameter depends on
-    another method's per-seed result."""
-    from fsclust.registry import ranker_class
+    """Whether one ranking serves every seed: the method's scores make no random choice (its
+    class takes no ``random_state``, or draws only to discretise its own clustering, which
+    :meth:`~fsclust.rankers.base.FeatureRanker.relabel` re-draws per seed), each seed sees the
+    same samples, and no parameter depends on another method's per-seed result."""
+    from fsclust.registry import make_ranker
 
-    takes_seed = "random_state" in inspect.signature(ranker_class(spec["method"])).parameters
-    has_refs = bool(referenced_methods(spec.get("params")))
-    return not takes_seed and not class_draw and not has_refs
+    if class_draw or referenced_methods(spec.get("params")):
+        return False
+    return not make_ranker(spec["method"], spec.get("params"))._scores_use_random_state()
 
 
 def referenced_methods(value):
@@ -420,6 +420,11 @@ def evaluate(data_path, sweep_path, *, dataset, methods, rankings_dir, seeds, cl
                 spec = methods[key]
                 if key in shared:
                     ranker, random_state, seconds = shared[key]
+                    if hasattr(ranker, "labels_") and "random_state" in ranker.get_params():
+                        # scores shared, own clustering re-drawn with this seed's stream: the
+                        # same labels as a fit with it (LLC-fs, Q-alpha from a uniform start)
+                        random_state = derive_seed(seed, dataset, spec.get("seed_key", key))
+                        ranker.labels_ = ranker.relabel(random_state)
                 else:
                     ranker, random_state, seconds = _rank_one(ds, dataset=dataset, method=key,
                                                               spec=spec, seed=seed,
