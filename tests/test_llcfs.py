@@ -295,3 +295,11 @@ def test_llc_fixed_seed_gives_identical_labels():
     a = LLC(n_clusters=3, n_neighbors=10, random_state=5).fit_predict(X)
     b = LLC(n_clusters=3, n_neighbors=10, random_state=5).fit_predict(X)
     np.testing.assert_array_equal(a, b)
+
+
+def test_llc_relabel_equals_a_fit_with_that_seed():
+    X = _data(n=80)
+    model = LLC(n_clusters=3, n_neighbors=10, random_state=5).fit(X)
+    for seed in (0, 7):
+        np.testing.assert_array_equal(
+            model.relabel(seed), LLC(n_clusters=3, n_neighbors=10, random_state=seed).fit(X).labels_)

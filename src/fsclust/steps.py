@@ -115,7 +115,8 @@ def load_view(data_path, dataset, seed, class_draw=None):
 # JSON: iteration counts, objective histories, the number of features a method selects itself
 # (n_features_selected_), and its own clustering (labels_, evaluated against the classes).
 SIDECAR_ATTRIBUTES = ("n_iter_", "objective_history_", "n_features_selected_", "t_",
-                      "selected_features_", "accuracy_path_", "n_features_path_")
+                      "selected_features_", "accuracy_path_", "n_features_path_",
+                      "effective_features_history_", "isolated_history_")
 
 
 def _jsonable(value):

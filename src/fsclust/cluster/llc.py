@@ -289,3 +289,9 @@ class LLC(ClusterMixin, BaseEstimator):
         self.labels_ = discretize(self.embedding_, self.n_clusters, self.discretize, rng,
                                   self.n_init)
         return self
+
+    def relabel(self, random_state):
+        """The labels a fit with ``random_state`` gives: only the discretisation is redrawn
+        (the embedding is deterministic), so repeated runs cost one eigenproblem."""
+        return discretize(self.embedding_, self.n_clusters, self.discretize,
+                          check_random_state(random_state), self.n_init)
