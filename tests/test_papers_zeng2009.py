@@ -1,0 +1,157 @@
+"""Zeng & Cheung 2009 on the paper layer: the (k, lambda) grid agrees run for run with the
+experiment's LLC-fs, Table 2 picks LLC's best grid point and says it was chosen with the labels,
+the claims are judged on the numbers, and the paper block's schema."""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from fsclust.metrics import evaluate
+from fsclust.papers import zeng2009
+from fsclust.rankers.llcfs import LLCFS
+from fsclust.report.paper import PAPER_VS_OURS_COLUMNS
+from fsclust.seeds import derive_seed
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _two_informative(n=80, d=8, seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.repeat([0, 1], n // 2)
+    X = rng.normal(size=(n, d))
+    X[y == 0, 0] += 3.0
+    X[y == 1, 1] += 3.0
+    return (X - X.mean(0)) / X.std(0), y
+
+
+@pytest.fixture(scope="module")
+def runs():
+    X, y = _two_informative()
+    grid = {"n_neighbors": [10, 20, 200], "lam": [0.5, 1.0]}
+    return X, y, zeng2009.grid_runs(X, y, dataset="toy", grid=grid, seeds=[0, 1, 2],
+                                    llcfs_key="llcfs", metrics=["acc", "nmi"])
+
+
+def test_grid_has_every_point_run_and_method_and_leaves_out_an_impossible_k(runs):
+    _, _, table = runs
+    # k = 200 >= n is left out; 2 k x 2 lambda x 2 methods x 3 runs
+    assert len(table) == 2 * 2 * 2 * 3
+    assert set(table["n_neighbors"]) == {10, 20}
+    assert set(table["method"]) == {"llc", "llcfs"}
+    assert table[["acc", "nmi"]].apply(lambda c: c.between(0, 1)).all().all()
+
+
+def test_grid_llcfs_is_the_experiments_llcfs_run_for_run(runs):
+    """The grid draws each run's k-means from the stream of the experiment's LLC-fs method, so
+    its point at the experiment's (k, lambda) repeats the experiment's runs."""
+    X, y, table = runs
+    for seed in (0, 1, 2):
+        direct = LLCFS(n_clusters=2, n_neighbors=20, lam=1.0,
+                       random_state=derive_seed(seed, "toy", "llcfs")).fit(X)
+        row = table[(table["method"] == "llcfs") & (table["n_neighbors"] == 20)
+                    & (table["lam"] == 1.0) & (table["seed"] == seed)].iloc[0]
+        assert evaluate(y, direct.labels_, ["acc", "nmi"]) == {"acc": row["acc"],
+                                                                "nmi": row["nmi"]}
+        assert row["n_iter"] == direct.n_iter_
+
+
+def test_grid_summary_and_table2_pick_llcs_best_point_and_mark_it(runs):
+    _, _, table = runs
+    summary = zeng2009.grid_summary(table)
+    assert len(summary) == 8 and (summary["runs"] == 3).all()
+    llc = summary[summary["method"] == "llc"]
+    sweeps = pd.DataFrame({"dataset": "toy", "method": "nofs", "clusterer": "kmeans",
+                           "seed": [0, 1, 2], "acc": [0.6, 0.7, 0.8], "nmi": [0.1, 0.2, 0.3]})
+    own = pd.DataFrame({"dataset": "toy", "seed": [0, 1, 2], "acc": [0.9, 0.9, 0.9],
+                        "nmi": [0.5, 0.5, 0.5]})
+    t2 = zeng2009.table2(sweeps, own, own.assign(acc=0.5), summary, ["toy"],
+                         default={"n_neighbors": 20, "lam": 1.0}).set_index("method")
+    assert list(t2.index) == zeng2009.TABLE2_METHODS
+    best = llc.loc[llc["acc_mean"].idxmax()]
+    assert t2.loc["LLC-bestk lambda", "acc_mean"] == best["acc_mean"]
+    assert t2.loc["LLC-bestk lambda", "acc_mean"] == llc["acc_mean"].max()
+    assert "chosen with the labels" in t2.loc["LLC-bestk lambda", "note"]
+    assert t2.loc["k-means", "acc_mean"] == pytest.approx(0.7)
+    assert t2.loc["k-means", "acc_sd"] == pytest.approx(0.1)
+    assert t2.loc["LLC-fs", "acc_sd"] == 0.0  # identical runs: exactly 0, not round-off
+
+
+def _table(fs, km, q, llc, dataset="usps-4v9"):
+    return pd.DataFrame({"dataset": dataset, "method": zeng2009.TABLE2_METHODS,
+                         "acc_mean": [km, q, llc, fs], "acc_sd": 0.01})
+
+
+def test_claims_hold_exactly_when_the_numbers_say_so():
+    summary = pd.DataFrame(columns=["dataset", "method", "n_neighbors", "lam", "acc_mean",
+                                    "acc_sd"])
+    tau = np.r_[np.full(5, 0.19), np.full(251, 0.05 / 251)]
+    claims = zeng2009.claims_table(_table(0.9, 0.8, 0.7, 0.85), summary, {"usps-4v9": tau},
+                                   digits=["usps-4v9"], genes=[],
+                                   default={"n_neighbors": 30, "lam": 1.0})
+    assert list(claims.columns) == PAPER_VS_OURS_COLUMNS
+    notes = dict(zip(claims["method"], claims["note"]))
+    for other in ("k-means", "Q-alpha", "LLC-bestk lambda"):
+        assert notes[f"LLC-fs vs {other}"].startswith("holds: yes")
+    assert notes["Q-alpha vs k-means"].startswith("holds: yes")
+    assert notes["LLC-fs tau sparsity"].startswith("holds: yes")
+    worse = zeng2009.claims_table(_table(0.75, 0.8, 0.85, 0.7), summary,
+                                  {"usps-4v9": np.full(256, 1 / 256)}, digits=["usps-4v9"],
+                                  genes=[], default={"n_neighbors": 30, "lam": 1.0},
+                                  covers={"usps-4v9": 1.0})
+    notes = dict(zip(worse["method"], worse["note"]))
+    assert notes["LLC-fs vs k-means"].startswith("holds: no")
+    assert notes["LLC-fs vs LLC-bestk lambda"].startswith("holds: yes")
+    assert notes["Q-alpha vs k-means"].startswith("holds: no")
+    assert notes["LLC-fs tau sparsity"].startswith("holds: no")
+    # a uniform tau has no top pixels: the cover claim cannot hold, whatever the share
+    assert notes["top 15 pixels"].startswith("holds: no") and "ties" in notes["top 15 pixels"]
+
+
+def test_sensitivity_slices_hold_the_other_parameter_at_the_default(runs):
+    _, _, table = runs
+    summary = zeng2009.grid_summary(table)
+    (ds, at, line), = zeng2009.sensitivity(summary, ["toy"], {"n_neighbors": 20, "lam": 1.0},
+                                           "n_neighbors")
+    assert at == 1.0 and (line["lam"] == 1.0).all() and list(line["n_neighbors"]) == [10, 20]
+    (ds, at, line), = zeng2009.sensitivity(summary, ["toy"], {"n_neighbors": 30, "lam": 1.0},
+                                           "lam")
+    assert at == 20  # nearest grid k to the default 30
+
+
+def test_discriminative_cover_counts_top_pixels_among_the_class_mean_differences():
+    X, y = _two_informative(d=60)
+    tau = np.zeros(60)
+    tau[[0, 1]] = 0.5
+    assert zeng2009.discriminative_cover(tau, X, y, top=2, pool=2) == 1.0
+    tau = np.zeros(60)
+    tau[[58, 59]] = 0.5
+    assert zeng2009.discriminative_cover(tau, X, y, top=2, pool=2) == 0.0
+
+
+def _schema_validate(block):
+    from snakemake.utils import validate
+
+    validate(block, schema=str(ROOT / "workflow/schemas/papers/zeng2009.schema.yaml"))
+
+
+def test_schema_accepts_the_config_blocks_and_rejects_a_wrong_key():
+    config = yaml.safe_load((ROOT / "config/experiments/zeng2009.yaml").read_text())
+    for name in ("zeng2009", "zeng2009-small"):
+        block = dict(config["papers"][name])
+        _schema_validate(block)
+        main = config["experiments"][block["experiments"]["main"]]
+        assert main["methods"][block["llcfs"]]["method"] == "llcfs"
+        assert main["methods"][block["qalpha"]]["method"] == "qalpha"
+        assert set(block["digits"] + block["genes"]) <= set(main["datasets"])
+    paper = config["papers"]["zeng2009"]
+    assert paper["default"] == {"n_neighbors": 30, "lam": 1.0}
+    assert config["experiments"]["zeng2009"]["methods"]["llcfs"]["params"] == {
+        "n_neighbors": 30, "lam": 1.0}
+    with pytest.raises(Exception, match="top_pixel"):
+        _schema_validate(dict(paper, top_pixel=15))
+    with pytest.raises(Exception):
+        _schema_validate(dict(paper, grids={"digits": {"n_neighbors": [30], "lam": [0]},
+                                            "genes": paper["grids"]["genes"]}))
