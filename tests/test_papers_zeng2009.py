@@ -77,6 +77,10 @@ def test_grid_summary_and_table2_pick_llcs_best_point_and_mark_it(runs):
     assert t2.loc["k-means", "acc_mean"] == pytest.approx(0.7)
     assert t2.loc["k-means", "acc_sd"] == pytest.approx(0.1)
     assert t2.loc["LLC-fs", "acc_sd"] == 0.0  # identical runs: exactly 0, not round-off
+    with_variant = zeng2009.table2(sweeps, own, own, summary, ["toy"],
+                                   variants={"LLC-fs, kNN": own.assign(acc=0.4)})
+    assert list(with_variant["method"]) == [*zeng2009.TABLE2_METHODS, "LLC-fs, kNN"]
+    assert with_variant["note"].iloc[-1] == "variant, not in the paper"
 
 
 def _table(fs, km, q, llc, dataset="usps-4v9"):

@@ -25,18 +25,24 @@ zeng2009_grid_settings = lambda wildcards: {
     "llcfs_key": PAPERS[wildcards.paper]["llcfs"],
     "metrics": EXPERIMENTS[zeng2009_experiment(wildcards.paper)]["metrics"],
 }
-zeng2009_sidecars = lambda paper, role: {
+zeng2009_sidecars = lambda paper, key: {
     ds: {
-        seed: ranking_file(
-            zeng2009_experiment(paper), ds, PAPERS[paper][role], seed, "json"
-        )
+        seed: ranking_file(zeng2009_experiment(paper), ds, key, seed, "json")
         for seed in EXPERIMENTS[zeng2009_experiment(paper)]["seeds"]
     }
     for ds in zeng2009_all_datasets(paper)
 }
 zeng2009_report_settings = lambda wildcards: {
-    "llcfs_sidecars": zeng2009_sidecars(wildcards.paper, "llcfs"),
-    "qalpha_sidecars": zeng2009_sidecars(wildcards.paper, "qalpha"),
+    "llcfs_sidecars": zeng2009_sidecars(
+        wildcards.paper, PAPERS[wildcards.paper]["llcfs"]
+    ),
+    "qalpha_sidecars": zeng2009_sidecars(
+        wildcards.paper, PAPERS[wildcards.paper]["qalpha"]
+    ),
+    "variant_sidecars": {
+        label: zeng2009_sidecars(wildcards.paper, key)
+        for key, label in PAPERS[wildcards.paper]["variants"].items()
+    },
     # LLC-fs is fitted once for all runs: the first run's ranking holds tau
     "tau_files": {
         ds: ranking_file(
@@ -100,11 +106,13 @@ rule zeng2009_report:
         ),
         rankings=lambda wildcards: sorted(
             {
-                rankings_output(
-                    zeng2009_experiment(wildcards.paper), ds, PAPERS[wildcards.paper][key]
-                )
+                rankings_output(zeng2009_experiment(wildcards.paper), ds, key)
                 for ds in zeng2009_all_datasets(wildcards.paper)
-                for key in ("llcfs", "qalpha")
+                for key in [
+                    PAPERS[wildcards.paper]["llcfs"],
+                    PAPERS[wildcards.paper]["qalpha"],
+                    *PAPERS[wildcards.paper]["variants"],
+                ]
             }
         ),
         data=lambda wildcards: expand(

@@ -19,6 +19,7 @@ import logging
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
@@ -79,6 +80,13 @@ def neighborhoods(D2, k, kind="mutual"):
     if kind == "mutual":
         S &= S.T
     return sp.csr_matrix(S)
+
+
+def graph_components(N):
+    """Connected components of at least two samples of the (weakly connected) neighbourhood
+    graph ``N``: with rows of ``A`` summing to 1, each gives ``T`` an eigenvalue 0."""
+    _, labels = connected_components(N, directed=True, connection="weak")
+    return int(np.sum(np.bincount(labels) >= 2))
 
 
 def _size_groups(N):
@@ -228,6 +236,8 @@ class LLC(ClusterMixin, BaseEstimator):
         ``trace(Y^T T Y)``, the sum of those eigenvalues.
     n_isolated_ : int
         Samples without a mutual neighbour (their row of ``A`` is zero).
+    n_components_ : int
+        Connected components of at least two samples of the neighbourhood graph.
     n_features_in_ : int
 
     References
@@ -284,6 +294,7 @@ class LLC(ClusterMixin, BaseEstimator):
             gram += 1.0
         A = kernel_local_fits(gram, N, self.lam)
         self.n_isolated_ = int(np.sum(np.diff(N.indptr) == 0))
+        self.n_components_ = graph_components(N)
         self.embedding_, self.objective_ = relaxed_indicator(local_learning_matrix(A),
                                                              self.n_clusters)
         self.labels_ = discretize(self.embedding_, self.n_clusters, self.discretize, rng,

@@ -99,13 +99,16 @@ def grid_runs(X, y, *, dataset, grid, seeds, llcfs_key="llcfs", metrics=("acc", 
                                   random_state=0).fit(X)
                     info = {"trace": model.objective_history_[-1], "n_iter": model.n_iter_,
                             "n_isolated": model.isolated_history_[-1],
+                            "n_components": model.components_history_[-1],
                             "effective_features": effective_number_of_features(model.scores_)}
                     key = llcfs_key
                 else:
                     model = LLC(n_clusters=c, n_neighbors=k, lam=lam, n_init=n_init,
                                 random_state=0).fit(X)
                     info = {"trace": model.objective_, "n_iter": 1,
-                            "n_isolated": model.n_isolated_, "effective_features": float(d)}
+                            "n_isolated": model.n_isolated_,
+                            "n_components": model.n_components_,
+                            "effective_features": float(d)}
                     key = "llc"
                 for seed in seeds:
                     labels = model.relabel(derive_seed(seed, dataset, key))
@@ -136,7 +139,8 @@ def grid_summary(runs):
         runs=("seed", "size"),
         **{f"{m}_{s}": (m, s) for m in metrics for s in ("mean", "std")},
         trace=("trace", "first"), n_iter=("n_iter", "first"),
-        n_isolated=("n_isolated", "first"), effective_features=("effective_features", "first"),
+        n_isolated=("n_isolated", "first"), n_components=("n_components", "first"),
+        effective_features=("effective_features", "first"),
     ).reset_index()
     return agg.rename(columns={f"{m}_std": f"{m}_sd" for m in metrics})
 
@@ -162,9 +166,10 @@ def _stats(values):
 
 
 def table2(sweeps, llcfs_runs, qalpha_runs, summary, datasets, *, kmeans="kmeans",
-           default=None, candidates=()):
+           default=None, candidates=(), variants=None):
     """Table 2: ACC and NMI (mean, sd over the runs) of k-means on all features, Q-alpha,
-    LLC at its best (k, lambda) (chosen with the labels) and LLC-fs at the paper's setting."""
+    LLC at its best (k, lambda) (chosen with the labels) and LLC-fs at the paper's setting;
+    then ``variants`` (``{label: per-run frame}``), methods that are not the paper's."""
     rows = []
     for ds in datasets:
         name = _name(ds, candidates)
@@ -195,13 +200,22 @@ def table2(sweeps, llcfs_runs, qalpha_runs, summary, datasets, *, kmeans="kmeans
             frame, k, lam, note = sources[method]
             if frame.empty:
                 continue
-            acc = _stats(frame["acc"])
-            nmi = _stats(frame["nmi"]) if "nmi" in frame else (np.nan, np.nan)
-            rows.append({"dataset": ds, "name": name, "method": method, "k": k, "lambda": lam,
-                         "acc_mean": acc[0], "acc_sd": acc[1], "nmi_mean": nmi[0],
-                         "nmi_sd": nmi[1], "runs": len(frame), "note": note})
+            rows.append(_table2_row(ds, name, method, k, lam, frame, note))
+        for label, frame in (variants or {}).items():
+            frame = frame[frame["dataset"] == ds]
+            if not frame.empty:
+                rows.append(_table2_row(ds, name, label, "", "", frame,
+                                        "variant, not in the paper"))
     return pd.DataFrame(rows, columns=["dataset", "name", "method", "k", "lambda", "acc_mean",
                                        "acc_sd", "nmi_mean", "nmi_sd", "runs", "note"])
+
+
+def _table2_row(ds, name, method, k, lam, frame, note):
+    acc = _stats(frame["acc"])
+    nmi = _stats(frame["nmi"]) if "nmi" in frame else (np.nan, np.nan)
+    return {"dataset": ds, "name": name, "method": method, "k": k, "lambda": lam,
+            "acc_mean": acc[0], "acc_sd": acc[1], "nmi_mean": nmi[0], "nmi_sd": nmi[1],
+            "runs": len(frame), "note": note}
 
 
 # --------------------------------------------------------------------------- figures
@@ -437,7 +451,7 @@ def claims_table(table, summary, taus, *, digits, genes, default, candidates=(),
 
 # --------------------------------------------------------------------------- the paper step
 def report(inputs, outputs, *, llcfs_sidecars, qalpha_sidecars, tau_files, data_files, digits,
-           genes, candidates, kmeans, default, top_pixels):
+           genes, candidates, kmeans, default, top_pixels, variant_sidecars=None):
     """Table 2, the grid table, Figures 1-3 and the claims (rule ``zeng2009_report``).
 
     Parameters
@@ -451,6 +465,8 @@ def report(inputs, outputs, *, llcfs_sidecars, qalpha_sidecars, tau_files, data_
         ``claims_md``.
     llcfs_sidecars, qalpha_sidecars : dict
         ``{dataset: {seed: rank sidecar JSON}}``: each run's own clustering, scored.
+    variant_sidecars : dict
+        ``{label: {dataset: {seed: JSON}}}`` of methods shown under Table 2, not the paper's.
     tau_files : dict
         ``{dataset: ranking TSV}`` of LLC-fs (its scores are tau).
     data_files : dict
@@ -468,7 +484,9 @@ def report(inputs, outputs, *, llcfs_sidecars, qalpha_sidecars, tau_files, data_
     llcfs_runs = _sidecar_runs(llcfs_sidecars, metric_names)
     qalpha_runs = _sidecar_runs(qalpha_sidecars, metric_names)
     table = table2(sweeps, llcfs_runs, qalpha_runs, summary, digits + genes, kmeans=kmeans,
-                   default=default, candidates=candidates)
+                   default=default, candidates=candidates,
+                   variants={label: _sidecar_runs(files, metric_names)
+                             for label, files in (variant_sidecars or {}).items()})
     write_table_atomic(table, outputs["table2"], float_format="%.6g")
     write_text_atomic(outputs["table2_md"], to_markdown(
         table, title="Zeng & Cheung 2009, Table 2: ACC (mean, sd over the runs)",

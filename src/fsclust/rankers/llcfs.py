@@ -11,10 +11,12 @@ from sklearn.utils import check_random_state
 
 from ..cluster._affinity import _check_n_clusters
 from ..cluster.llc import (
+    NEIGHBORHOODS,
     _check_llc_params,
     centred_local_fits,
     discretize,
     gram_distances,
+    graph_components,
     local_learning_matrix,
     neighborhoods,
     relaxed_indicator,
@@ -75,6 +77,9 @@ class LLCFS(FeatureRanker):
         ``k`` of the k-mutual neighbourhoods (the paper's default).
     lam : float, default=1.0
         Ridge trade-off ``lambda`` (the paper's default).
+    neighborhood : {"mutual", "knn"}, default="mutual"
+        The paper's k-mutual neighbours, or the ``k`` nearest (not the paper's: a variant that
+        never leaves a sample without neighbours and rarely splits the graph).
     max_iter : int, default=50
         Not given by the paper; the value of the public re-implementation (FSASL).
     tol : float, default=1e-2
@@ -100,6 +105,10 @@ class LLCFS(FeatureRanker):
         ``exp(entropy(tau))`` before each iteration's Y-step (spec 2.7: recognises a collapse).
     isolated_history_ : list of int
         Samples without a mutual neighbour, per iteration.
+    components_history_ : list of int
+        Connected components of at least two samples of the neighbourhood graph, per
+        iteration; each contributes an eigenvalue 0 to ``T``, so ``c`` of them make the trace
+        0 and stop the loop (spec 2.7).
     timings_ : dict of str to list of float
         Seconds per iteration in each stage (``STAGES``).
     n_iter_ : int
@@ -133,12 +142,14 @@ class LLCFS(FeatureRanker):
 
     higher_is_better = True
 
-    def __init__(self, n_clusters=2, *, n_neighbors=30, lam=1.0, max_iter=50, tol=1e-2,
-                 n_init=10, random_state=None, n_features_to_select=None):
+    def __init__(self, n_clusters=2, *, n_neighbors=30, lam=1.0, neighborhood="mutual",
+                 max_iter=50, tol=1e-2, n_init=10, random_state=None,
+                 n_features_to_select=None):
         super().__init__(n_features_to_select=n_features_to_select)
         self.n_clusters = n_clusters
         self.n_neighbors = n_neighbors
         self.lam = lam
+        self.neighborhood = neighborhood
         self.max_iter = max_iter
         self.tol = tol
         self.n_init = n_init
@@ -159,10 +170,13 @@ class LLCFS(FeatureRanker):
         _check_llc_params(self.n_neighbors, self.lam, n)
         if not (isinstance(self.max_iter, (int, np.integer)) and self.max_iter >= 1):
             raise ValueError(f"max_iter must be a positive int, got {self.max_iter!r}.")
+        if self.neighborhood not in NEIGHBORHOODS:
+            raise ValueError(f"unknown neighborhood {self.neighborhood!r}; "
+                             f"valid: {', '.join(NEIGHBORHOODS)}")
         if not self.tol >= 0:
             raise ValueError(f"tol must be >= 0, got {self.tol!r}.")
         tau = np.full(d, 1.0 / d)
-        history, effective, isolated = [], [], []
+        history, effective, isolated, components = [], [], [], []
         timings = {stage: [] for stage in STAGES}
         Y = None
         for it in range(1, self.max_iter + 1):
@@ -171,7 +185,7 @@ class LLCFS(FeatureRanker):
             # one Gram product gives the tau-distances and every local kernel block (spec 2.8)
             gram = (X * tau) @ X.T
             gram = (gram + gram.T) / 2.0
-            N = neighborhoods(gram_distances(gram), self.n_neighbors, "mutual")
+            N = neighborhoods(gram_distances(gram), self.n_neighbors, self.neighborhood)
             t1 = time.perf_counter()
             A, groups = centred_local_fits(gram, N, self.lam)
             t2 = time.perf_counter()
@@ -179,6 +193,7 @@ class LLCFS(FeatureRanker):
             t3 = time.perf_counter()
             history.append(trace)
             isolated.append(int(np.sum(np.diff(N.indptr) == 0)))
+            components.append(graph_components(N))
             timings["neighbours"].append(t1 - t0)
             timings["local_solves"].append(t2 - t1)
             timings["eigenproblem"].append(t3 - t2)
@@ -200,9 +215,11 @@ class LLCFS(FeatureRanker):
         self.objective_history_ = history
         self.effective_features_history_ = effective
         self.isolated_history_ = isolated
+        self.components_history_ = components
         self.timings_ = timings
         self.embedding_ = Y
         self.labels_ = discretize(Y, c, "kmeans", rng, self.n_init)
-        log.info("LLC-fs: %d iterations, trace %.4g, %.1f effective features, %d isolated",
-                 self.n_iter_, history[-1], effective_number_of_features(tau), isolated[-1])
+        log.info("LLC-fs: %d iterations, trace %.4g, %.1f effective features, %d isolated, "
+                 "%d components", self.n_iter_, history[-1], effective_number_of_features(tau),
+                 isolated[-1], components[-1])
         return tau
