@@ -159,3 +159,46 @@ def test_schema_accepts_the_config_blocks_and_rejects_a_wrong_key():
     with pytest.raises(Exception):
         _schema_validate(dict(paper, grids={"digits": {"n_neighbors": [30], "lam": [0]},
                                             "genes": paper["grids"]["genes"]}))
+
+
+@pytest.mark.workflow
+def test_paper_target_runs_end_to_end_and_its_grid_repeats_the_experiments_runs(tmp_path,
+                                                                                mirror):
+    """`snakemake zeng2009-small` (8 x 8 digits, colon from the mirror): Table 2, Figures 1-3,
+    the claims appended to the experiment's paper_vs_ours.tsv; the grid's LLC-fs at the paper's
+    (k, lambda) scores every run as the experiment's LLC-fs did."""
+    import json
+    import shutil
+    import subprocess
+    import sys
+
+    work = tmp_path / "wf"
+    work.mkdir()
+    for part in ("Snakefile", "workflow", "scripts", "config", "envs", "src"):
+        src = ROOT / part
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, work / part)
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2", "zeng2009-small",
+                           "--config", f"mirror={mirror}"], cwd=work, capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    paper = work / "results/zeng2009-small/paper"
+    for name in ("fig1_usps_tau.png", "fig2_genes_tau.png", "fig3_sensitivity.png",
+                 "table2.md", "grid.tsv"):
+        assert (paper / name).stat().st_size > 0
+    table = pd.read_csv(paper / "table2.tsv", sep="\t")
+    assert set(table["dataset"]) == {"digits-4v9", "digits-0v8", "colon-alon"}
+    for ds, rows in table.groupby("dataset"):
+        assert list(rows["method"])[:4] == zeng2009.TABLE2_METHODS
+        assert (rows["runs"] == 3).all()
+    claims = pd.read_csv(paper / "claims.tsv", sep="\t")
+    combined = pd.read_csv(work / "results/zeng2009-small/paper_vs_ours.tsv", sep="\t")
+    assert len(claims) > 0 and combined["note"].tolist()[-len(claims):] == claims["note"].tolist()
+    grid_runs = pd.read_csv(paper.parent / "grid" / "colon-alon.tsv", sep="\t")
+    at_default = grid_runs[(grid_runs["method"] == "llcfs") & (grid_runs["n_neighbors"] == 30)
+                           & (grid_runs["lam"] == 1.0)]
+    for seed in (0, 1, 2):
+        info = json.loads((work / "results/zeng2009-small/rankings/colon-alon/llcfs"
+                           / f"seed{seed}.json").read_text())
+        row = at_default[at_default["seed"] == seed].iloc[0]
+        assert info["labels_metrics"]["acc"] == pytest.approx(row["acc"], abs=1e-9)
+        assert info["n_iter"] == row["n_iter"]
