@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 #: Names accepted by :func:`bandwidth` (spec methods-baselines 1.2).
-BANDWIDTH_RULES = ("cai", "seed000", "median")
+BANDWIDTH_RULES = ("cai", "seed000", "median", "seed003")
 
 # Below this size a dense eigh is faster and more robust than ARPACK, whatever the sparsity.
 _DENSE_EIGH_MAX_N = 2000
@@ -101,12 +101,16 @@ def bandwidth(D2, rule="cai"):
     ----------
     D2 : ndarray of shape (n, n)
         Squared distances within one set of samples (from :func:`squared_distances`).
-    rule : {"cai", "seed000", "median"}, default="cai"
+    rule : {"cai", "seed000", "median", "seed003"}, default="cai"
         - ``"cai"``: ``t = 2 * (mean of all n^2 Euclidean distances, diagonal included)^2``, the
           rule of Deng Cai's ``constructW`` (whose kernel is ``exp(-d^2 / (2 t_c^2))`` with
           ``t_c`` the mean distance);
         - ``"seed000"``: ``t = 0.0025 * max_ij d_ij^2`` (Zeng & Cheung 2008);
-        - ``"median"``: ``t`` = median of ``d_ij^2`` over ``i < j``.
+        - ``"median"``: ``t`` = median of ``d_ij^2`` over ``i < j``;
+        - ``"seed003"``: ``t = 2 delta^2`` with ``delta`` the median of the distances ``d_ij``
+          over ``i < j``: Jiang & Ren's kernel ``exp(-d^2 / (2 delta^2))`` with the median
+          heuristic for ``delta`` (spec methods-seed 4.1; the paper chose delta by
+          cross-validation, value unknown).
 
     Returns
     -------
@@ -131,6 +135,8 @@ def bandwidth(D2, rule="cai"):
     0.0225
     >>> bandwidth(D2, "median")
     4.0
+    >>> bandwidth(D2, "seed003")  # delta = median(1, 3, 2) = 2
+    8.0
     """
     D2 = np.asarray(D2, dtype=np.float64)
     if D2.ndim != 2 or D2.shape[0] != D2.shape[1]:
@@ -139,10 +145,13 @@ def bandwidth(D2, rule="cai"):
         t = 2.0 * np.mean(np.sqrt(D2)) ** 2
     elif rule == "seed000":
         t = 0.0025 * D2.max(initial=0.0)
-    elif rule == "median":
+    elif rule in ("median", "seed003"):
         n = D2.shape[0]
         upper = D2[np.triu_indices(n, k=1)]
-        t = float(np.median(upper)) if upper.size else 0.0
+        if rule == "median":
+            t = float(np.median(upper)) if upper.size else 0.0
+        else:
+            t = 2.0 * float(np.median(np.sqrt(np.maximum(upper, 0.0)))) ** 2 if upper.size else 0.0
     else:
         raise ValueError(f"Unknown bandwidth rule {rule!r}; valid rules are {BANDWIDTH_RULES}.")
     t = float(t)
@@ -173,7 +182,7 @@ def rbf_affinity(X, t=None, t_rule="cai", keep_diagonal=False, return_bandwidth=
     X : array-like of shape (n, D)
     t : float, default=None
         Kernel parameter; when None it comes from ``t_rule`` on these samples and columns.
-    t_rule : {"cai", "seed000", "median"}, default="cai"
+    t_rule : {"cai", "seed000", "median", "seed003"}, default="cai"
         See :func:`bandwidth`.
     keep_diagonal : bool, default=False
         Keep ``W_ii = 1``. The default zero diagonal is the graph convention (spec
@@ -241,7 +250,7 @@ def heat_affinity(D2, t=None, t_rule="cai", keep_diagonal=False, return_bandwidt
 def _bandwidth_from_data(X, rule, block_rows=1024):
     """:func:`bandwidth` without holding the n-by-n matrix for the max and mean rules."""
     n = X.shape[0]
-    if rule == "median" or n <= block_rows:
+    if rule in ("median", "seed003") or n <= block_rows:
         return bandwidth(squared_distances(X), rule)
     if rule not in BANDWIDTH_RULES:
         raise ValueError(f"Unknown bandwidth rule {rule!r}; valid rules are {BANDWIDTH_RULES}.")
@@ -284,7 +293,7 @@ def knn_graph(
     t : float, default=None
         Heat-kernel parameter; when None it comes from ``t_rule`` on all pairs of samples.
         Ignored for binary weights.
-    t_rule : {"cai", "seed000", "median"}, default="cai"
+    t_rule : {"cai", "seed000", "median", "seed003"}, default="cai"
         See :func:`bandwidth`.
     weight : {"heat", "binary"}, default="heat"
         ``exp(-d^2 / t)`` or 1 on every edge.
