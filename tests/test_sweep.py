@@ -158,3 +158,28 @@ def test_all_features_point_is_the_plain_path_bit_for_bit(key):
     for ranking in (np.arange(8), np.arange(8)[::-1], np.random.default_rng(0).permutation(8)):
         labels = sweep_labels(X, ranking, [1, 3, 8], {key: REUSED[key]}, **kwargs)
         np.testing.assert_array_equal(labels[key, 8], nofs)
+
+
+def test_subsets_that_are_not_nested_are_clustered_as_given():
+    """A method with one subset per size (FSFS) passes {m: indices}: each m clusters exactly
+    its subset, the same as a ranking whose top m is that subset."""
+    from fsclust.sweep import run_sweep
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 6))
+    X[:20, 3] += 4.0
+    y = np.repeat([0, 1], 20)
+    clusterers = {"kmeans": {"method": "kmeans", "params": {"n_init": 2}},
+                  "njw": {"method": "njw"}}
+    subsets = {1: [3], 2: [0, 5], 6: list(range(6))}
+    got = run_sweep(X, y, subsets, [1, 2, 6], clusterers, n_clusters=2,
+                    random_states={"kmeans": 1, "njw": 2})
+    for m, subset in subsets.items():
+        ranking = np.r_[subset, [j for j in range(6) if j not in subset]]
+        alone = run_sweep(X, y, ranking, [m], clusterers, n_clusters=2,
+                          random_states={"kmeans": 1, "njw": 2}, reuse_distances=False)
+        pd.testing.assert_frame_equal(got[got["n_features"] == m].reset_index(drop=True),
+                                      alone)
+    with pytest.raises(ValueError, match="exactly m"):
+        run_sweep(X, y, {2: [1]}, [2], clusterers, n_clusters=2,
+                  random_states={"kmeans": 1, "njw": 2})

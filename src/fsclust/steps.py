@@ -440,11 +440,18 @@ def evaluate(data_path, sweep_path, *, dataset, methods, rankings_dir, seeds, cl
                                     random_state=random_state, seconds=seconds, metrics=metrics)
                 if shares[key]:
                     info["shared_by_seeds"] = True
+                points, grid, marks = sweep_grid(method_grid(spec, grid_spec), d, seed,
+                                                 references, ranker=ranker, X=ds.X)
+                subsets = None
+                if callable(getattr(ranker, "subset", None)):
+                    # subsets that are not nested (FSFS): one of exactly m features per m,
+                    # kept in the sidecar (the ranking file cannot say them)
+                    subsets = {m: np.asarray(ranker.subset(m), dtype=int) for m in points}
+                    info["subsets"] = {str(m): v.tolist() for m, v in subsets.items()}
                 table = _write_ranking_files(method_dirs[key], seed, ranker, ds, info,
                                              keep=spec.get("keep"))
-                runs.append((key, table["index"].to_numpy(),
-                             *sweep_grid(method_grid(spec, grid_spec), d, seed, references,
-                                         ranker=ranker, X=ds.X)))
+                selection = subsets if subsets is not None else table["index"].to_numpy()
+                runs.append((key, selection, points, grid, marks))
             if baseline:
                 runs.append((ALL_FEATURES, np.arange(d), [d], {d}, {}))
             if ds.y is None or not clusterers:

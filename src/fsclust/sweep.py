@@ -116,9 +116,17 @@ def sweep_labels(X, ranking, grid, clusterers, *, n_clusters, random_states,
     nothing but the cost.
     """
     X = np.asarray(X, dtype=float)
-    ranking = np.asarray(ranking, dtype=int)
+    # a method whose subsets are not nested (FSFS: one subset per size) gives {m: indices}
+    subsets = ({int(m): np.asarray(v, dtype=int) for m, v in ranking.items()}
+               if isinstance(ranking, dict) else None)
+    if subsets is not None:
+        reuse_distances = False  # the running sums need nested subsets
+    else:
+        ranking = np.asarray(ranking, dtype=int)
     d = X.shape[1]
     steps = sorted({int(m) for m in grid})
+    if subsets is not None and any(len(subsets.get(m, ())) != m for m in steps):
+        raise ValueError("a subset of the sweep does not hold exactly m features")
 
     def build(key):
         spec = clusterers[key]
@@ -145,7 +153,7 @@ def sweep_labels(X, ranking, grid, clusterers, *, n_clusters, random_states,
         # different order), and on seed 000's nearly disconnected Ncut graphs that
         # round-off changed the partition. Sorting makes "top-d of any ranking" identical
         # to "all features".
-        Xm = X[:, np.sort(ranking[:m])]
+        Xm = X[:, np.sort(subsets[m] if subsets is not None else ranking[:m])]
         shared = {}
         for key in clusterers:
             kind = space[key]
@@ -173,8 +181,10 @@ def run_sweep(X, y, ranking, grid, clusterers, *, n_clusters, random_states,
     X : ndarray of shape (n_samples, n_features)
     y : ndarray of shape (n_samples,)
         The classes the partitions are scored against.
-    ranking : ndarray of int
-        Feature indices, best first.
+    ranking : ndarray of int, or dict
+        Feature indices, best first; or ``{m: indices}`` for a method whose subsets are not
+        nested (FSFS), one subset of exactly m features per m of ``grid`` (then no distances
+        are reused).
     grid : list of int
         Numbers of top features to cluster on.
     clusterers : dict
