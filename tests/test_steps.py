@@ -197,3 +197,14 @@ def test_keep_chooses_the_arrays_written_beside_the_ranking(blobs, tmp_path):
         assert kept.files == ["ensemble"]
     out = _evaluate(data, tmp_path, {"frcm": {**frcm, "keep": []}}, seeds=(0,), name="none")
     assert not (out / "rankings" / "seed0.npz").exists()
+
+
+def test_a_method_is_evaluated_by_the_clusterers_it_names_only(blobs, tmp_path):
+    data, _, _ = blobs
+    methods = {"variance": {"method": "variance", "clusterers": ["ncut"]},
+               "laplacian": {"method": "laplacian", "params": {"n_neighbors": 5}}}
+    out = _evaluate(data, tmp_path, methods, nested=True, baseline=True)
+    sweep = pd.read_csv(out / "sweep.tsv", sep="\t")
+    assert set(sweep.loc[sweep["method"] == "variance", "clusterer"]) == {"ncut"}
+    assert set(sweep.loc[sweep["method"] == "laplacian", "clusterer"]) == {"kmeans", "ncut"}
+    assert set(sweep.loc[sweep["method"] == "nofs", "clusterer"]) == {"kmeans", "ncut"}

@@ -451,18 +451,20 @@ def evaluate(data_path, sweep_path, *, dataset, methods, rankings_dir, seeds, cl
                 table = _write_ranking_files(method_dirs[key], seed, ranker, ds, info,
                                              keep=spec.get("keep"))
                 selection = subsets if subsets is not None else table["index"].to_numpy()
-                runs.append((key, selection, points, grid, marks))
+                runs.append((key, selection, points, grid, marks, spec.get("clusterers")))
             if baseline:
-                runs.append((ALL_FEATURES, np.arange(d), [d], {d}, {}))
+                runs.append((ALL_FEATURES, np.arange(d), [d], {d}, {}, None))
             if ds.y is None or not clusterers:
                 continue  # unlabelled (the toy sets) or no clusterer: rankings only
-            for key, ranking, points, grid, marks in runs:
+            for key, ranking, points, grid, marks, only in runs:
                 start = time.perf_counter()
-                result = run_sweep(ds.X, ds.y, ranking, points, clusterers,
-                                   n_clusters=ds.n_classes, random_states=random_states,
+                used = {k: clusterers[k] for k in (only or clusterers)}
+                result = run_sweep(ds.X, ds.y, ranking, points, used,
+                                   n_clusters=ds.n_classes,
+                                   random_states={k: random_states[k] for k in used},
                                    metrics=metrics)
                 log.info("%s / %s seed %d: %d clusterer(s) x %d points in %.2f s", dataset, key,
-                         seed, len(clusterers), len(points), time.perf_counter() - start)
+                         seed, len(used), len(points), time.perf_counter() - start)
                 result.insert(0, "seed", seed)
                 result.insert(0, "method", key)
                 result.insert(0, "dataset", dataset)

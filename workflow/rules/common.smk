@@ -70,6 +70,13 @@ def _check_config():
                     f"{where}.methods.{key}.method: unknown method "
                     f"{spec['method']!r}; valid methods: {', '.join(sorted(RANKERS))}"
                 )
+            unknown = sorted(set(spec.get("clusterers", [])) - set(exp["clusterers"]))
+            if unknown:
+                raise ValueError(
+                    f"{where}.methods.{key}.clusterers: unknown clusterer key(s) "
+                    f"{', '.join(unknown)}; the experiment's clusterers: "
+                    f"{', '.join(sorted(exp['clusterers']))}"
+                )
         for key, spec in exp["clusterers"].items():
             if spec["method"] not in CLUSTERERS:
                 raise ValueError(
