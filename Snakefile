@@ -12,6 +12,7 @@ configfile: "config/experiments/zeng2008.yaml"
 configfile: "config/experiments/maldonado2015.yaml"
 configfile: "config/experiments/zhang2012.yaml"
 configfile: "config/experiments/zeng2009.yaml"
+configfile: "config/experiments/jiang2011.yaml"
 
 
 include: "workflow/rules/common.smk"
@@ -26,6 +27,7 @@ include: "workflow/rules/paper_zeng2008.smk"
 include: "workflow/rules/paper_maldonado2015.smk"
 include: "workflow/rules/paper_zhang2012.smk"
 include: "workflow/rules/paper_zeng2009.smk"
+include: "workflow/rules/paper_jiang2011.smk"
 include: "workflow/rules/experiments.smk"
 
 

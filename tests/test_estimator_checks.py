@@ -16,6 +16,7 @@ from fsclust.rankers.spec import SPEC
 from fsclust.rankers.llcfs import LLCFS
 from fsclust.rankers.qalpha import QAlpha
 from fsclust.rankers.evsfsc import EVSFSC
+from fsclust.rankers.fsfs import FSFS
 from fsclust.rankers.kernel_weighting import KernelWeightingClustering
 
 
@@ -25,7 +26,8 @@ from fsclust.rankers.kernel_weighting import KernelWeightingClustering
      KernelKMeans(), KPKMeans(n_clusters=3, max_inner=50), PCARanking(), GHA(n_epochs=5), SPEC(),
      MCFS(n_clusters=2),
      KernelWeightingClustering(), LLC(n_neighbors=5, neighborhood="knn"), LLCFS(n_neighbors=5, max_iter=5),
-     QAlpha(n_clusters=2), EVSFSC(n_clusters=2)]
+     QAlpha(n_clusters=2), EVSFSC(n_clusters=2),
+     FSFS(n_features_to_select=2)]
 )
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)

@@ -26,6 +26,10 @@ RANKERS = {
     "llcfs": ("fsclust.rankers.llcfs:LLCFS", {}),
     # Wolf & Shashua 2005, the global counterpart LLC-fs is compared with
     "qalpha": ("fsclust.rankers.qalpha:QAlpha", {}),
+    # Jiang & Ren 2011: eigenvector sensitivity for the spectral clustering of one Laplacian
+    "evsfsc": ("fsclust.rankers.evsfsc:EVSFSC", {}),
+    # Mitra, Murthy & Pal 2002: feature similarity (MICI), exact subsets per size
+    "fsfs": ("fsclust.rankers.fsfs:FSFS", {}),
 }
 
 CLUSTERERS = {

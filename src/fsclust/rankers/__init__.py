@@ -1,7 +1,9 @@
 """Feature rankers: one module per method, all following :class:`FeatureRanker`."""
 
 from .base import FeatureRanker, constant_features, mean_plus_std_rule, ranking_from_scores
+from .evsfsc import EVSFSC
 from .frcm import FRCM
+from .fsfs import FSFS
 from .frmv import FRMV
 from .gha import GHA
 from .kernel_weighting import KernelWeightingClustering
@@ -10,12 +12,15 @@ from .llcfs import LLCFS
 from .laplacian import LaplacianScore, laplacian_score
 from .mcfs import MCFS
 from .pca import PCARanking
+from .qalpha import QAlpha
 from .spec import SPEC
 from .uff import UFF
 from .variance import VarianceScore
 
 __all__ = [
+    "EVSFSC",
     "FRCM",
+    "FSFS",
     "FRMV",
     "GHA",
     "MCFS",
@@ -27,6 +32,7 @@ __all__ = [
     "KernelWeightingClustering",
     "LaplacianScore",
     "PCARanking",
+    "QAlpha",
     "VarianceScore",
     "constant_features",
     "laplacian_score",

@@ -1,0 +1,100 @@
+"""Jiang & Ren 2011 on the paper layer: the claims are judged on the curves they name, a
+skipped dataset is said, and the paper block's schema."""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from fsclust.papers import jiang2011
+from fsclust.report.paper import PAPER_VS_OURS_COLUMNS
+
+ROOT = Path(__file__).resolve().parents[1]
+FIGURES = {"fig2": {"laplacian": "L", "clusterer": "spectral-l", "evsfsc": "evsfsc-l"},
+           "fig4": {"laplacian": "L_sym", "clusterer": "spectral-sym", "evsfsc": "evsfsc-sym"}}
+BASELINES = ["fsfs", "laplacian", "spec", "mcfs"]
+
+
+def _summary(levels, dataset="skfeature-tox-171", d=3000, grid=(100, 200, 300, 1500)):
+    """A summary whose curve of each (method, clusterer) is flat at ``levels[method]``, except
+    EVSFSC, which peaks at m = 200."""
+    rows = []
+    for clusterer, ev in (("spectral-l", "evsfsc-l"), ("spectral-sym", "evsfsc-sym")):
+        for method, level in {**levels, ev: levels["evsfsc"]}.items():
+            if method == "evsfsc":
+                continue
+            for m in grid:
+                bump = 0.05 if (method == ev and m == 200) else 0.0
+                rows.append({"dataset": dataset, "method": method, "clusterer": clusterer,
+                             "n_features": m, "metric": "acc", "mean": level + bump,
+                             "sd": 0.01, "n_runs": 10})
+        rows.append({"dataset": dataset, "method": "nofs", "clusterer": clusterer,
+                     "n_features": d, "metric": "acc", "mean": 0.5, "sd": 0.0, "n_runs": 10})
+    return pd.DataFrame(rows)
+
+
+def test_evsfsc_best_holds_only_when_its_mean_over_the_sweep_is_highest():
+    good = _summary({"fsfs": 0.5, "laplacian": 0.55, "spec": 0.4, "mcfs": 0.6, "evsfsc": 0.7})
+    table = jiang2011.claims_table(good, FIGURES, ["skfeature-tox-171"], BASELINES)
+    assert list(table.columns) == PAPER_VS_OURS_COLUMNS
+    notes = dict(zip(table["method"], table["note"]))
+    assert notes["EVSFSC (L) best"].startswith("holds: yes")
+    assert notes["EVSFSC (L_sym) best"].startswith("holds: yes")
+    # TOX with L: mean over m < 1000 of (0.7, 0.75, 0.7) > 0.6
+    under = table[table["method"] == "EVSFSC (L) under 1000 features"].iloc[0]
+    assert under["note"].startswith("holds: yes")
+    assert under["ours_value"] == pytest.approx((0.7 + 0.75 + 0.7) / 3)
+    bad = _summary({"fsfs": 0.5, "laplacian": 0.55, "spec": 0.4, "mcfs": 0.8, "evsfsc": 0.58})
+    notes = dict(zip(*jiang2011.claims_table(bad, FIGURES, ["skfeature-tox-171"],
+                                             BASELINES)[["method", "note"]].T.values))
+    assert notes["EVSFSC (L) best"].startswith("holds: no")
+    assert notes["EVSFSC (L) under 1000 features"].startswith("holds: no")
+
+
+def test_orl_and_pix_with_lsym_check_the_catch_up_and_a_few_hundred_features_elsewhere():
+    summary = _summary({"fsfs": 0.5, "laplacian": 0.55, "spec": 0.4, "mcfs": 0.8,
+                        "evsfsc": 0.7}, dataset="skfeature-orlraws10p")
+    table = jiang2011.claims_table(summary, FIGURES, ["skfeature-orlraws10p"], BASELINES)
+    notes = dict(zip(table["method"], table["note"]))
+    assert "EVSFSC (L_sym) best" not in notes
+    assert notes["FSFS/MCFS catch up with EVSFSC (L_sym)"].startswith("holds: yes")
+    ar = _summary({"fsfs": 0.5, "laplacian": 0.55, "spec": 0.4, "mcfs": 0.6, "evsfsc": 0.7},
+                  dataset="skfeature-warpar10p")
+    table = jiang2011.claims_table(ar, FIGURES, ["skfeature-warpar10p"], BASELINES)
+    row = table[table["method"] == "EVSFSC (L) best with a few hundred features"].iloc[0]
+    assert row["ours_value"] == 200 and row["note"].startswith("holds: yes")
+
+
+def test_a_skipped_dataset_is_a_row_that_says_so():
+    summary = _summary({"fsfs": 0.5, "laplacian": 0.55, "spec": 0.4, "mcfs": 0.6,
+                        "evsfsc": 0.7})
+    table = jiang2011.claims_table(summary, FIGURES, ["skfeature-tox-171"], BASELINES,
+                                   skipped={"skfeature-cll-sub-111": "download-only"})
+    last = table.iloc[-1]
+    assert last["dataset"] == "CLL-SUB-111" and "skipped" in last["note"]
+    assert np.isnan(last["ours_value"])
+
+
+def test_schema_accepts_the_config_blocks_and_the_experiment_matches_them():
+    from snakemake.utils import validate
+
+    config = yaml.safe_load((ROOT / "config/experiments/jiang2011.yaml").read_text())
+    schema = str(ROOT / "workflow/schemas/papers/jiang2011.schema.yaml")
+    for name in ("jiang2011", "jiang2011-small"):
+        block = config["papers"][name]
+        validate(dict(block), schema=schema)
+        exp = config["experiments"][block["experiments"]["main"]]
+        for spec in block["figures"].values():
+            method = exp["methods"][spec["evsfsc"]]
+            assert method["method"] == "evsfsc"
+            assert method["clusterers"] == [spec["clusterer"]]
+        assert set(block["baselines"]) <= set(exp["methods"])
+        assert set(block["datasets"]) <= set(exp["datasets"])
+    laplacians = {spec["evsfsc"]: config["experiments"]["jiang2011"]["methods"][spec["evsfsc"]]
+                  ["params"]["laplacian"] for spec in config["papers"]["jiang2011"]["figures"]
+                  .values()}
+    assert laplacians == {"evsfsc-l": "unnormalized", "evsfsc-rw": "rw", "evsfsc-sym": "sym"}
+    with pytest.raises(Exception):
+        validate(dict(config["papers"]["jiang2011"], figure={}), schema=schema)
