@@ -84,10 +84,12 @@ def plot_figure(summary, figure, spec, datasets, baselines, path, n_seeds, skipp
     methods = [*baselines, spec["evsfsc"]]
     for ax, ds in zip(axes.ravel(), datasets):
         found = curves(summary, ds, spec["clusterer"], [*methods, "nofs"])
+        d = int(summary.loc[summary["dataset"] == ds, "n_features"].max())
         for method in methods:
             if method not in found:
                 continue
-            m, mean, sd = found[method]
+            # the sweep only, as the paper's x axis; all features is the dashed line
+            m, mean, sd = _sweep(found[method], d)
             style = STYLES.get(method, dict(color="tab:red", marker="o", lw=2.0))
             label = METHOD_NAMES.get(method, f"EVSFSC ({spec['laplacian']})")
             ax.plot(m, mean, ms=3, label=label, **style)
