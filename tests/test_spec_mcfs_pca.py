@@ -1,12 +1,16 @@
 """SPEC, MCFS, PCA loading and GHA: identities and properties (spec methods-baselines 3-6)."""
 
+import warnings
+
 import numpy as np
 import pytest
+from sklearn.linear_model import lars_path_gram
 
 from fsclust.graphs import knn_graph, rbf_affinity
 from fsclust.rankers.gha import GHA
 from fsclust.rankers.laplacian import laplacian_score
-from fsclust.rankers.mcfs import MCFS, spectral_embedding_targets
+from fsclust.rankers import mcfs
+from fsclust.rankers.mcfs import MCFS, lasso_coefficients, spectral_embedding_targets
 from fsclust.rankers.pca import PCARanking, first_principal_axis, pca_projection
 from fsclust.rankers.spec import SPEC, spec_scores
 
@@ -76,6 +80,100 @@ def test_mcfs_embedding_is_d_orthonormal_and_non_trivial():
     d = np.asarray(W.sum(1)).ravel()
     np.testing.assert_allclose(Y.T @ (d[:, None] * Y), np.eye(3), atol=1e-8)
     np.testing.assert_allclose(Y.T @ d, 0, atol=1e-8)
+
+
+def _lasso_coefficients_per_eigenvector(X, y, n_nonzero, ridge=1e-3):
+    """The lasso step of MCFS before the Gram matrix was shared across eigenvectors: a fresh
+    ``X^T X + ridge I`` (copied again by lars_path_gram) for each ``y``. The reference."""
+    D = X.shape[1]
+    gram = X.T @ X
+    gram[np.diag_indices(D)] += ridge
+    _, _, coefs = lars_path_gram(Xy=X.T @ y, Gram=gram, n_samples=X.shape[0], method="lasso",
+                                 max_iter=4 * int(n_nonzero) + 50)
+    counts = np.count_nonzero(coefs, axis=0)
+    hit = np.flatnonzero(counts == n_nonzero)
+    if hit.size:
+        a = coefs[:, hit[-1]]
+    else:
+        warnings.warn(f"lasso path never reached {n_nonzero} non-zero coefficients "
+                      f"(largest: {counts.max()}); using the largest", RuntimeWarning,
+                      stacklevel=2)
+        a = coefs[:, int(np.argmax(counts))]
+    norm = np.linalg.norm(a)
+    return a / norm if norm > 0 else a
+
+
+def _wide_data(seed=0, n=40, D=120, c=4):
+    """More features than samples; 4 clusters carried by the first 8 features."""
+    rng = np.random.RandomState(seed)
+    labels = np.arange(n) % c
+    X = rng.randn(n, D)
+    X[:, :8] += 3.0 * rng.randn(c, 8)[labels]
+    return X
+
+
+def _mcfs_targets(X, K):
+    """The eigenvectors MCFS regresses on, from the graph its fit builds."""
+    return spectral_embedding_targets(knn_graph(X, n_neighbors=5, t_rule="cai",
+                                                allow_isolated=True), K)
+
+
+@pytest.mark.parametrize("d", [5, 30, 60])
+def test_mcfs_shared_gram_equals_a_fresh_gram_per_eigenvector(d):
+    # d = 60 > n: one path of four ends before 60 non-zeros (the largest-cardinality rule);
+    # the later paths run on the Gram matrix restored after the earlier ones' row swaps
+    X = _wide_data()
+    Y = _mcfs_targets(X, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        reference = np.column_stack([_lasso_coefficients_per_eigenvector(X, y, d) for y in Y.T])
+    A, cardinality, ridge_used = lasso_coefficients(X, Y, d)
+    np.testing.assert_allclose(A, reference, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(cardinality, np.count_nonzero(reference, axis=0))
+    assert ridge_used == 1e-3
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        model = MCFS(n_clusters=4, n_nonzero_coefs=d).fit(X)
+    np.testing.assert_allclose(model.scores_, np.abs(reference).max(axis=1), rtol=0, atol=1e-12)
+
+
+def test_mcfs_gram_restore_undoes_any_symmetric_swap():
+    X = _wide_data(1)
+    gram = X.T @ X
+    gram[np.diag_indices(120)] += 1e-3
+    expected = gram.copy()
+    for i, j in [(0, 7), (3, 90), (50, 110)]:  # the last swap is outside the rows recomputed
+        gram[[i, j]] = gram[[j, i]]
+        gram[:, [i, j]] = gram[:, [j, i]]
+    mcfs._restore_gram(gram, X, 1e-3, np.array([0, 3, 7, 90]))
+    np.testing.assert_allclose(gram, expected, rtol=1e-13, atol=0)
+
+
+def test_mcfs_above_the_gram_bound_drops_the_ridge(monkeypatch):
+    X = _wide_data(2)
+    kept = MCFS(n_clusters=4, n_nonzero_coefs=10, ridge=0.0).fit(X)
+    assert kept.ridge_ == 0.0
+    # ridge 0 runs on X, with the same path as a Gram matrix without ridge
+    Y = _mcfs_targets(X, 4)
+    reference = np.column_stack([_lasso_coefficients_per_eigenvector(X, y, 10, ridge=0.0)
+                                 for y in Y.T])
+    np.testing.assert_allclose(kept.coef_, reference, rtol=0, atol=1e-10)
+    monkeypatch.setattr(mcfs, "_GRAM_MAX_BYTES", 8 * 119**2)
+    dropped = MCFS(n_clusters=4, n_nonzero_coefs=10).fit(X)
+    assert dropped.ridge_ == 0.0
+    np.testing.assert_array_equal(dropped.scores_, kept.scores_)
+
+
+def test_mcfs_unreachable_cardinality_warns_once_per_fit():
+    # without the ridge a path has at most rank(X) = n = 20 non-zeros: none reaches 25
+    X = _wide_data(3, n=20, D=40)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = MCFS(n_clusters=3, n_nonzero_coefs=25, ridge=0.0).fit(X)
+    ours = [w for w in caught if issubclass(w.category, RuntimeWarning)]
+    assert len(ours) == 1
+    assert "for 3 of 3 eigenvectors" in str(ours[0].message)
+    assert np.all(np.count_nonzero(model.coef_, axis=0) <= 20)
 
 
 def test_pca_loadings_unit_norm_sign_invariant_and_equal_eigh():

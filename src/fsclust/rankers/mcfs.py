@@ -6,13 +6,21 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.linear_model import lars_path_gram
+from sklearn.linear_model import lars_path, lars_path_gram
 
 from ..graphs import knn_graph, laplacian, smallest_eigenvectors
 from .base import FeatureRanker
 
 # Above this many samples the embedding uses ARPACK on the sparse graph instead of a dense eigh.
 _DENSE_MAX_N = 2000
+
+# Largest Gram matrix X^T X + ridge I formed, in bytes (8 D^2; D <= 11585). A lasso path holds
+# two of them (ours, and the copy lars_path_gram keeps for its drop steps): a fit on orlraws10P
+# (D = 10304, 0.85 GB each) peaks at 1.9 GB. Above it the ridge term is dropped and the paths
+# run on X, O(n D) memory (spec methods-baselines 4). Cai's augmented [X; sqrt(ridge) I] gives
+# the same path but is (n + D) x D, as large as the Gram matrix, and lars_path on it takes
+# 11-14 s per eigenvector on orlraws10P against 1-1.7 s (benchmarks/bench_mcfs.py).
+_GRAM_MAX_BYTES = 2**30
 
 
 def spectral_embedding_targets(W, n_eigenvectors):
@@ -39,30 +47,109 @@ def spectral_embedding_targets(W, n_eigenvectors):
     return V / sqrt_d[:, None]
 
 
-def lasso_coefficients(X, y, n_nonzero, ridge=1e-3):
-    """Lasso-LARS coefficients ``a (D,)`` of ``y ~ X a`` with exactly ``n_nonzero`` non-zeros.
+def lasso_coefficients(X, Y, n_nonzero, ridge=1e-3):
+    """Lasso-LARS coefficients ``A (D, K)`` of ``y_k ~ X a_k`` with ``n_nonzero`` non-zeros each.
 
     Cai's ``solver="cai"``: no intercept, Gram matrix ``X^T X + ridge I``, the last point of the
-    lasso path with ``n_nonzero`` active features, then ``a / ||a||_2``. When that cardinality
-    is never reached, the path point of largest cardinality (with a warning).
+    lasso path with ``n_nonzero`` active features, then ``a_k / ||a_k||_2``. When that
+    cardinality is never reached, the path point of largest cardinality (the caller warns).
+
+    The Gram matrix is formed once for all ``K`` targets while ``8 D^2`` bytes stay within
+    ``_GRAM_MAX_BYTES``; above (and for ``ridge=0``), the ridge term is dropped and each path
+    runs on ``X`` itself (spec methods-baselines 4, "or drop the ridge term").
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, D)
+    Y : ndarray of shape (n, K)
+        The regression targets, one per column.
+    n_nonzero : int
+        The cardinality ``d``.
+    ridge : float, default=1e-3
+
+    Returns
+    -------
+    A : ndarray of shape (D, K)
+    cardinality : ndarray of shape (K,), int
+        Non-zeros of each ``a_k`` (``< n_nonzero`` when the path never reached ``n_nonzero``).
+    ridge_used : float
+        ``ridge``, or 0.0 when the paths ran on ``X``.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0, 0.5], [0.0, 1.0, 0.5], [1.0, 1.0, 0.0]])
+    >>> A, cardinality, _ = lasso_coefficients(X, np.array([[2.0], [0.1], [2.1]]), 1)
+    >>> np.flatnonzero(A[:, 0]), cardinality
+    (array([0]), array([1]))
     """
-    D = X.shape[1]
-    gram = X.T @ X
-    gram[np.diag_indices(D)] += ridge
+    n, D = X.shape
     # lasso drop steps consume LARS iterations: leave slack and read the path afterwards
-    _, _, coefs = lars_path_gram(Xy=X.T @ y, Gram=gram, n_samples=X.shape[0], method="lasso",
-                                 max_iter=4 * int(n_nonzero) + 50)
+    max_iter = 4 * int(n_nonzero) + 50
+    if ridge > 0 and 8 * D * D <= _GRAM_MAX_BYTES:
+        paths, ridge_used = _gram_lasso_paths(X, Y, ridge, max_iter), float(ridge)
+    else:
+        paths = (lars_path(X, y, Gram=None, method="lasso", max_iter=max_iter)[2] for y in Y.T)
+        ridge_used = 0.0
+    A = np.zeros((D, Y.shape[1]))
+    cardinality = np.zeros(Y.shape[1], dtype=int)
+    for k, coefs in enumerate(paths):
+        A[:, k], cardinality[k] = _path_point(coefs, n_nonzero)
+    return A, cardinality, ridge_used
+
+
+def _path_point(coefs, n_nonzero):
+    """The last path column with ``n_nonzero`` non-zeros (else the first of largest
+    cardinality), L2-normalised, and its number of non-zeros."""
     counts = np.count_nonzero(coefs, axis=0)
     hit = np.flatnonzero(counts == n_nonzero)
-    if hit.size:
-        a = coefs[:, hit[-1]]
-    else:
-        warnings.warn(f"lasso path never reached {n_nonzero} non-zero coefficients "
-                      f"(largest: {counts.max()}); using the largest", RuntimeWarning,
-                      stacklevel=2)
-        a = coefs[:, int(np.argmax(counts))]
+    j = hit[-1] if hit.size else int(np.argmax(counts))
+    a = coefs[:, j]
     norm = np.linalg.norm(a)
-    return a / norm if norm > 0 else a
+    return (a / norm if norm > 0 else a), counts[j]
+
+
+def _gram_lasso_paths(X, Y, ridge, max_iter):
+    """Lasso-LARS paths (D, steps) of every column of ``Y`` on one ``G = X^T X + ridge I``.
+
+    ``lars_path_gram(copy_Gram=False)`` overwrites ``G`` (it swaps rows and columns as
+    variables enter and leave the active set) instead of copying 8 D^2 bytes per target; before
+    the next target the rows and columns it can have moved are recomputed from ``X``.
+    """
+    n, D = X.shape
+    gram = X.T @ X
+    gram[np.diag_indices(D)] += ridge
+    moved = None
+    for y in Y.T:
+        if moved is not None:
+            _restore_gram(gram, X, ridge, moved)
+        _, active, coefs = lars_path_gram(Xy=X.T @ y, Gram=gram, n_samples=n, method="lasso",
+                                          max_iter=max_iter, copy_Gram=False)
+        # sklearn permutes only the leading positions (one per active variable) and the
+        # positions of the variables that entered, which are their original indices (by
+        # induction: a variable leaves the front only for the position of one that entered)
+        front = np.arange(min(D, np.count_nonzero(coefs, axis=0).max() + 2))
+        entered = np.union1d(np.flatnonzero(np.any(coefs, axis=1)), np.asarray(active, int))
+        moved = np.union1d(front, entered).astype(np.intp)
+        yield coefs
+
+
+def _restore_gram(gram, X, ridge, moved):
+    """``G = X^T X + ridge I`` again, in place, after a path that may have permuted the rows
+    and columns ``moved``.
+
+    A matrix-vector probe checks the whole matrix (a Cholesky step sklearn discards as
+    degenerate leaves a swap outside ``moved``); if it fails, all of ``G`` is formed again.
+    """
+    rows = X[:, moved].T @ X
+    rows[np.arange(moved.size), moved] += ridge
+    gram[moved, :] = rows
+    gram[:, moved] = rows.T
+    probe = np.random.default_rng(0).random(X.shape[1])
+    expected = X.T @ (X @ probe) + ridge * probe
+    bound = np.abs(X).T @ (np.abs(X) @ probe) + ridge * probe
+    if not np.all(np.abs(gram @ probe - expected) <= 1e-9 * bound):
+        np.matmul(X.T, X, out=gram)
+        gram[np.diag_indices(X.shape[1])] += ridge
 
 
 class MCFS(FeatureRanker):
@@ -87,7 +174,8 @@ class MCFS(FeatureRanker):
     t : float or None, default=None
     t_rule : {"cai", "seed000", "median"}, default="cai"
     ridge : float, default=1e-3
-        Ridge term of Cai's Gram matrix ``X^T X + ridge I``.
+        Ridge term of Cai's Gram matrix ``X^T X + ridge I``; dropped when ``8 D^2`` bytes
+        exceed 1 GiB (``D > 11585``). Without it (or with 0) the paths run on ``X``.
 
     Attributes
     ----------
@@ -96,6 +184,8 @@ class MCFS(FeatureRanker):
         index first).
     coef_ : ndarray of shape (n_features, K)
         The normalised lasso coefficients.
+    ridge_ : float
+        The ridge term used: ``ridge``, or 0.0 when the Gram matrix was too large.
     ranking_, constant_mask_, t_, n_features_in_
 
     Notes
@@ -103,6 +193,12 @@ class MCFS(FeatureRanker):
     Decisions (spec methods-baselines 4): the score is the absolute maximum (scikit-feature
     takes the signed one); LARS-lasso with Cai's ridge term and per-eigenvector L2
     normalisation, not pure LAR; the trivial eigenvector is deflated, not dropped by position.
+    The Gram matrix is formed once per fit and shared by the ``K`` paths. When ``8 D^2`` bytes
+    exceed 1 GiB the ridge term is dropped and the paths run on ``X`` (O(n D) memory; spec 4
+    allows it): Cai's code instead augments ``X`` with ``sqrt(ridge) I`` rows when
+    ``D >= 10000``, a matrix as large as the Gram one. Without the ridge the path cannot pass
+    ``rank(X) <= n`` features. When a path never reaches ``d`` non-zeros it gives the point of
+    largest cardinality, with one warning per fit.
 
     References
     ----------
@@ -144,6 +240,12 @@ class MCFS(FeatureRanker):
         W, self.t_ = knn_graph(X, n_neighbors=min(self.n_neighbors, n - 1), t=self.t,
                                t_rule=self.t_rule, return_bandwidth=True, allow_isolated=True)
         Y = spectral_embedding_targets(W, K)
-        self.coef_ = np.column_stack([lasso_coefficients(X, Y[:, k], card, self.ridge)
-                                      for k in range(K)])
+        self.coef_, cardinality, self.ridge_ = lasso_coefficients(X, Y, card, self.ridge)
+        short = np.flatnonzero(cardinality < card)
+        if short.size:
+            # one warning per fit: with d > n it is every eigenvector
+            warnings.warn(f"lasso path never reached {card} non-zero coefficients for "
+                          f"{short.size} of {K} eigenvectors (largest: "
+                          f"{cardinality[short].max()}); using the largest", RuntimeWarning,
+                          stacklevel=3)
         return np.max(np.abs(self.coef_), axis=1)
