@@ -442,6 +442,17 @@ def evaluate(data_path, sweep_path, *, dataset, methods, rankings_dir, seeds, cl
                     info["shared_by_seeds"] = True
                 points, grid, marks = sweep_grid(method_grid(spec, grid_spec), d, seed,
                                                  references, ranker=ranker, X=ds.X)
+                if hasattr(ranker, "scores_") and hasattr(ranker, "ranking_"):
+                    from fsclust.rankers.base import tied_cuts
+
+                    # a top-m set decided by a tie is decided by round-off or index order
+                    ties = tied_cuts(ranker.scores_, ranker.ranking_, points,
+                                     getattr(ranker, "constant_mask_", None))
+                    info["tied_cuts"] = ties
+                    if ties:
+                        log.warning("%s on %s (seed %d): the top-m set is decided by a tie "
+                                    "(scores within 1e-12) at m = %s", key, dataset, seed,
+                                    ", ".join(map(str, ties)))
                 subsets = None
                 if callable(getattr(ranker, "subset", None)):
                     # subsets that are not nested (FSFS): one of exactly m features per m,

@@ -10,7 +10,8 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-__all__ = ["FeatureRanker", "constant_features", "mean_plus_std_rule", "ranking_from_scores"]
+__all__ = ["FeatureRanker", "constant_features", "mean_plus_std_rule", "ranking_from_scores",
+           "tied_cuts"]
 
 
 def constant_features(X):
@@ -71,6 +72,38 @@ def ranking_from_scores(scores, higher_is_better, constant_mask=None):
         worst |= np.asarray(constant_mask, dtype=bool)
     oriented[worst] = -np.inf
     return np.argsort(-oriented, kind="stable")
+
+
+def tied_cuts(scores, ranking, grid, constant_mask=None, rtol=1e-12):
+    """The sizes m of ``grid`` whose top-m set is decided by a tie: the m-th and (m+1)-th
+    ranked features have scores within ``rtol * max|score|``.
+
+    Such a cut is decided by round-off or by index order, not by the method: the selected set
+    is arbitrary. Constant features are left out (they rank last and change no distance, so a
+    cut among them changes no clustering), and so is m = d.
+
+    Examples
+    --------
+    >>> tied_cuts([3.0, 2.0, 2.0, 1.0], [0, 1, 2, 3], [1, 2, 3, 4])
+    [2]
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    ranking = np.asarray(ranking, dtype=int)
+    d = ranking.size
+    usable = np.ones(d, dtype=bool) if constant_mask is None else ~np.asarray(constant_mask,
+                                                                              dtype=bool)
+    finite = np.isfinite(scores)
+    scale = float(np.max(np.abs(scores[finite & usable]), initial=0.0))
+    out = []
+    for m in sorted({int(m) for m in grid}):
+        if not 1 <= m < d:
+            continue
+        a, b = ranking[m - 1], ranking[m]
+        if not (usable[a] and usable[b] and finite[a] and finite[b]):
+            continue
+        if abs(scores[a] - scores[b]) <= rtol * scale:
+            out.append(m)
+    return out
 
 
 def mean_plus_std_rule(scores, higher_is_better, constant_mask=None, ddof=1):
