@@ -168,6 +168,13 @@ def test_forcerun_reruns_one_stage_and_what_follows_it(tiny_run):
         ({"methods": {"x": {"method": "lapl"}}}, "unknown method 'lapl'; valid methods: "),
         ({"datasets": ["irs"]}, "unknown dataset 'irs'; valid datasets"),
         ({"seeds": "zero"}, "seeds"),
+        # a misspelled parameter fails at `snakemake -n`, naming the nearest valid one
+        ({"methods": {"x": {"method": "laplacian", "params": {"n_neighbours": 5}}}},
+         "has no parameter 'n_neighbours'; did you mean 'n_neighbors'?"),
+        ({"clusterers": {"k": {"method": "kmeans", "params": {"ninit": 3}}}},
+         "has no parameter 'ninit'; did you mean 'n_init'?"),
+        # a misspelled key: the key and the nearest valid one, not a schema dump
+        ({"metods": {}}, "unknown key 'metods'; did you mean 'methods'?"),
     ],
 )
 def test_bad_config_names_the_key(tmp_path, patch, message):
@@ -181,6 +188,16 @@ def test_bad_config_names_the_key(tmp_path, patch, message):
     if "unknown method" in message:
         listed = (proc.stdout + proc.stderr).split(message)[1].splitlines()[0]
         assert {"laplacian", "variance"} <= set(listed.split(", "))
+
+
+def test_run_may_name_a_paper_target(tmp_path):
+    work = _workdir(tmp_path, "paper-run")
+    cfg = yaml.safe_load(yaml.safe_dump(TINY))
+    cfg["run"] = ["zeng2009-small"]
+    (work / "tiny.yaml").write_text(yaml.safe_dump(cfg))
+    proc = _snakemake(work, "--cores", "1", "--dry-run")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "zeng2009_report" in proc.stdout + proc.stderr
 
 
 def test_url_dataset_is_fetched_from_the_mirror_verified_and_prepared(tmp_path, mirror):

@@ -15,6 +15,41 @@ from fsclust.datasets import load_catalog  # noqa: E402
 from fsclust.registry import RANKERS, CLUSTERERS  # noqa: E402
 from fsclust.steps import method_grid, referenced_methods  # noqa: E402
 
+
+def _config_key_errors(cfg, schema_path):
+    """One line per unknown or misspelled config key, naming the nearest valid key (a
+    jsonschema error dump names neither)."""
+    import difflib
+    import re as _re
+
+    import jsonschema
+    import yaml
+
+    schema = yaml.safe_load(Path(schema_path).read_text())
+    messages = []
+    for error in jsonschema.Draft202012Validator(schema).iter_errors(cfg):
+        where = ".".join(str(p) for p in error.absolute_path) or "config"
+        if error.validator == "additionalProperties" and "properties" in error.schema:
+            valid = sorted(error.schema["properties"])
+            for key in _re.findall(
+                r"'([^']+)' (?:was|were) unexpected|'([^']+)',", error.message
+            ):
+                key = next(k for k in key if k)
+                near = difflib.get_close_matches(key, valid, n=1)
+                hint = f"did you mean {near[0]!r}? " if near else ""
+                messages.append(
+                    f"{where}: unknown key {key!r}; {hint}valid keys: {', '.join(valid)}"
+                )
+        else:
+            messages.append(f"{where}: {error.message}")
+    return messages
+
+
+_KEY_ERRORS = _config_key_errors(
+    config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml"
+)
+if _KEY_ERRORS:
+    raise ValueError("invalid config:\n  " + "\n  ".join(_KEY_ERRORS[:5]))
 validate(config, schema="../schemas/config.schema.yaml")
 
 ENV = "../../envs/fsclust.yaml"
@@ -41,13 +76,32 @@ MIRROR = config.get("mirror")
 PAPERS = config.get("papers", {})
 
 
+def _check_params(where, cls, params):
+    """A parameter the class does not take fails here, at `snakemake -n`, not in a job log."""
+    import difflib
+    import inspect
+
+    accepted = sorted(set(inspect.signature(cls.__init__).parameters) - {"self"})
+    for key in params or {}:
+        if key not in accepted:
+            near = difflib.get_close_matches(key, accepted, n=1)
+            hint = f"did you mean {near[0]!r}? " if near else ""
+            raise ValueError(
+                f"{where}.params: {cls.__name__} has no parameter {key!r}; {hint}"
+                f"valid parameters: {', '.join(accepted)}"
+            )
+
+
 def _check_config():
     """Errors that name the wrong key and list the valid values."""
-    unknown = [e for e in config["run"] if e not in EXPERIMENTS]
+    from fsclust.registry import clusterer_class, ranker_class
+
+    # `run` may name experiments and paper targets (`snakemake zeng2008` is documented)
+    unknown = [e for e in config["run"] if e not in EXPERIMENTS and e not in PAPERS]
     if unknown:
         raise ValueError(
             f"config 'run' names unknown experiment(s) {unknown}; "
-            f"defined experiments: {sorted(EXPERIMENTS)}"
+            f"defined experiments: {sorted(EXPERIMENTS)}; paper targets: {sorted(PAPERS)}"
         )
     for name, exp in EXPERIMENTS.items():
         if name in _RESERVED or name.startswith("evaluate"):
@@ -70,6 +124,11 @@ def _check_config():
                     f"{where}.methods.{key}.method: unknown method "
                     f"{spec['method']!r}; valid methods: {', '.join(sorted(RANKERS))}"
                 )
+            _check_params(
+                f"{where}.methods.{key}",
+                ranker_class(spec["method"]),
+                spec.get("params"),
+            )
             unknown = sorted(set(spec.get("clusterers", [])) - set(exp["clusterers"]))
             if unknown:
                 raise ValueError(
@@ -83,6 +142,11 @@ def _check_config():
                     f"{where}.clusterers.{key}.method: unknown clusterer "
                     f"{spec['method']!r}; valid clusterers: {', '.join(sorted(CLUSTERERS))}"
                 )
+            _check_params(
+                f"{where}.clusterers.{key}",
+                clusterer_class(spec["method"]),
+                spec.get("params"),
+            )
 
 
 _check_config()
@@ -361,4 +425,12 @@ def all_prepared():
 
 
 def all_outputs():
-    return [path for name in config["run"] for path in experiment_outputs(name)]
+    """What `snakemake` builds by default: the outputs of each experiment or paper target of
+    config `run`."""
+    return [
+        path
+        for name in config["run"]
+        for path in (
+            experiment_outputs(name) if name in EXPERIMENTS else paper_outputs(name)
+        )
+    ]
