@@ -1,48 +1,284 @@
 """Command line: rank the features of your own data, list datasets and methods.
 
     fsclust rank --method laplacian --input expr.tsv --output ranking.tsv [--n-clusters K]
-                 [--seed S] [--label-column COL] [--set n_neighbors=10 ...]
+                 [--seed S] [--label-column COL] [--set n_neighbors=10 ...] [--impute median]
     fsclust datasets [--catalog config/datasets.tsv] [--mirror DIR] [--check]
     fsclust methods
     fsclust --version
+
+Bad input ends with one line ``fsclust: error: ...`` on stderr and exit code 2, before anything
+is written; the ranking is written atomically, so a failed run leaves no file behind.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
+import inspect
+import os
 import sys
+from pathlib import Path
 
+import numpy as np
 import yaml
 
 from fsclust import __version__
 
+_SEPARATORS = {".tsv": "\t", ".txt": "\t", ".tab": "\t", ".csv": ","}
+# Cells that hold no number: a blank, the usual missing-value tokens and the infinities.
+_NOT_A_NUMBER = {"", "na", "n/a", "nan", "null", "?"}
+_SHOW = 5  # names quoted in a message before "..."
 
-def _parse_set(pairs):
-    """Parse ``PARAM=VALUE`` pairs; values are read as YAML scalars (10 -> int, 0.5 -> float)."""
+
+def _quote_names(names, limit=_SHOW):
+    names = list(names)
+    shown = ", ".join(repr(n) for n in names[:limit])
+    return shown + (", ..." if len(names) > limit else "")
+
+
+def _warn(message):
+    print(f"fsclust: warning: {message}", file=sys.stderr)
+
+
+def _parse_set(pairs, method):
+    """Parse ``--set PARAM=VALUE`` pairs for ``method``.
+
+    Values are read as YAML scalars (10 -> int, 0.5 -> float, true -> bool) and must match the
+    type of the parameter's default value when it is a number or a bool.
+    """
+    from fsclust.registry import ranker_class
+
+    defaults = {
+        name: par.default
+        for name, par in inspect.signature(ranker_class(method).__init__).parameters.items()
+        if name != "self"
+    }
     params = {}
     for pair in pairs or []:
-        key, sep, value = pair.partition("=")
+        key, sep, text = pair.partition("=")
+        key = key.strip()
         if not sep or not key:
-            raise SystemExit(f"fsclust: --set expects PARAM=VALUE, got {pair!r}")
-        params[key.strip()] = yaml.safe_load(value)
+            raise ValueError(f"--set expects PARAM=VALUE, got {pair!r} (e.g. --set n_neighbors=10)")
+        if key not in defaults:
+            raise ValueError(
+                f"--set {key}: method {method!r} has no parameter {key!r}; its parameters: "
+                f"{', '.join(sorted(defaults))}"
+            )
+        try:
+            value = yaml.safe_load(text)
+        except yaml.YAMLError:
+            value = text
+        params[key] = _check_set_type(key, text, value, defaults[key])
     return params
 
 
-def _cmd_rank(args):
-    from fsclust.datasets import read_table
-    from fsclust.ranking import rank_features, ranking_table, write_ranking
-    from fsclust.registry import make_ranker
+def _check_set_type(key, text, value, default):
+    """Return ``value`` converted to the type of ``default``, or raise naming the expected type."""
+    if value is None or default is None or default is inspect.Parameter.empty:
+        return value  # no default to learn the type from: the estimator validates in fit
+    if isinstance(default, bool):
+        expected, ok = "true or false", isinstance(value, bool)
+    elif isinstance(default, int):
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        expected, ok = "an integer", isinstance(value, int) and not isinstance(value, bool)
+    elif isinstance(default, float):
+        expected = "a number"
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        value = float(value) if ok else value
+    else:
+        return value  # strings and the rest: the estimator knows its choices
+    if not ok:
+        raise ValueError(
+            f"--set {key}={text}: {key} expects {expected} (default {default!r}), got {text!r}"
+        )
+    return value
 
-    params = _parse_set(args.set)
-    make_ranker(args.method, params)  # a wrong method or parameter fails before the data is read
-    data = read_table(args.input, label_column=args.label_column)
-    n_clusters = args.n_clusters
-    if n_clusters is None and data.y is not None:
-        n_clusters = data.n_classes
-    ranker = rank_features(
-        data.X, args.method, params, n_clusters=n_clusters, random_state=args.seed
-    )
-    table = ranking_table(ranker, data.feature_names)
+
+def _check_output(output):
+    """Fail before any work when ``--output`` cannot be written."""
+    path = Path(output)
+    if path.is_dir():
+        raise ValueError(f"--output {output} is a directory; give a file name, e.g. "
+                         f"{path / 'ranking.tsv'}")
+    parent = path.parent
+    if not parent.exists():
+        raise ValueError(f"--output {output}: directory {parent} does not exist")
+    if not parent.is_dir():
+        raise ValueError(f"--output {output}: {parent} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ValueError(f"--output {output}: directory {parent} is not writable")
+
+
+def _duplicates(names):
+    seen, dup = set(), {}
+    for n in names:
+        if n in seen:
+            dup[n] = dup.get(n, 1) + 1
+        seen.add(n)
+    return dup
+
+
+def _read_input(path, label_column, impute=None):
+    """Read the ``--input`` table (samples in rows) into a Dataset, checking it for ``rank``.
+
+    The layout is :func:`fsclust.datasets.read_table`'s. On top of it: feature names and sample
+    ids must be unique, and empty, NaN or infinite cells are an error unless ``impute ==
+    "median"`` replaces each by its column's median (over the finite cells).
+    """
+    from fsclust.datasets import Dataset
+    from fsclust.datasets._parse import _encode_labels, _read_lines
+
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"--input {path}: no such file" if not path.exists()
+                         else f"--input {path} is not a file")
+    sep = _SEPARATORS.get(path.suffix.lower())
+    if sep is None:
+        raise ValueError(f"--input {path}: cannot tell the separator from the extension "
+                         f"{path.suffix!r}; name the file .tsv/.txt (tab) or .csv (comma)")
+    rows = list(csv.reader(_read_lines(path), delimiter=sep))
+    header = [c.strip() for c in rows[0]]
+    if len(header) < 2:
+        raise ValueError(f"{path}: the header line has {len(header)} cell(s); expected the "
+                         f"sample-id column and at least one feature column separated by {sep!r}")
+    if len(rows) < 2:
+        raise ValueError(f"{path}: no samples after the header line")
+    for lineno, row in enumerate(rows[1:], start=2):
+        if len(row) != len(header):
+            raise ValueError(f"{path}: ragged rows: line {lineno} has {len(row)} cells, expected "
+                             f"{len(header)} like the header")
+    columns = header[1:]
+    samples = [row[0].strip() for row in rows[1:]]
+    for what, names in (("feature name", columns), ("sample id", samples)):
+        dup = _duplicates(names)
+        if dup:
+            listed = ", ".join(f"{n!r} ({k}x)" for n, k in list(dup.items())[:_SHOW])
+            raise ValueError(f"{path}: {len(dup)} duplicate {what}(s): {listed}"
+                             f"{', ...' if len(dup) > _SHOW else ''}; {what}s must be unique")
+    if label_column is not None and label_column not in columns:
+        raise ValueError(f"--label-column {label_column!r} is not a column of {path}; columns: "
+                         f"{_quote_names(columns, 20)}")
+    label_at = columns.index(label_column) + 1 if label_column is not None else None
+    feature_at = [j for j in range(1, len(header)) if j != label_at]
+    if not feature_at:
+        raise ValueError(f"{path}: no feature columns besides the label column")
+    X = np.empty((len(samples), len(feature_at)))
+    for k, j in enumerate(feature_at):
+        cells = [row[j].strip() for row in rows[1:]]
+        try:
+            X[:, k] = np.array(cells, dtype=np.float64)
+            continue
+        except ValueError:
+            pass
+        for i, cell in enumerate(cells):
+            try:
+                X[i, k] = float(cell)
+            except ValueError:
+                if cell.lower() not in _NOT_A_NUMBER:
+                    raise ValueError(
+                        f"{path}: column {header[j]!r} is not numeric: sample {samples[i]!r} has "
+                        f"{cell!r}; if it holds class labels give --label-column {header[j]}, "
+                        "else remove the column") from None
+                X[i, k] = np.nan
+    bad = ~np.isfinite(X)
+    if bad.any():
+        i, k = np.argwhere(bad)[0]  # row-major: the first bad cell in reading order
+        cell = rows[i + 1][feature_at[k]].strip()
+        if impute != "median":
+            raise ValueError(
+                f"{path}: {int(bad.sum())} empty, NaN or infinite cell(s); the first is sample "
+                f"{samples[i]!r}, feature {columns[feature_at[k] - 1]!r} ({cell!r}); fix them "
+                "or pass --impute median")
+        X[bad] = np.nan
+        medians = np.nanmedian(np.where(bad.all(axis=0), 0.0, X), axis=0)
+        empty = [columns[feature_at[k] - 1] for k in np.flatnonzero(bad.all(axis=0))]
+        if empty:
+            raise ValueError(f"{path}: --impute median: feature(s) {_quote_names(empty)} have no "
+                             "finite cell to take a median of; remove them")
+        X[bad] = np.take(medians, np.nonzero(bad)[1])
+        _warn(f"imputed {int(bad.sum())} empty, NaN or infinite cell(s) with their column's "
+              f"median (--impute median); the first was sample {samples[i]!r}, feature "
+              f"{columns[feature_at[k] - 1]!r}")
+    y = class_names = None
+    if label_at is not None:
+        labels = [row[label_at].strip() for row in rows[1:]]
+        if "" in labels:
+            i = labels.index("")
+            raise ValueError(f"{path}: sample {samples[i]!r} has no label in --label-column "
+                             f"{label_column!r}")
+        y, class_names = _encode_labels(labels)
+    return Dataset(X=X, y=y, feature_names=[header[j] for j in feature_at],
+                   sample_names=samples, class_names=class_names,
+                   provenance={"source": "local", "loader": "cli", "path": str(path),
+                               "label_column": label_column})
+
+
+def _n_clusters(args, params, data, method):
+    """The number of clusters K for ``method``, checked to lie in 2..n_samples before fitting."""
+    from fsclust.registry import ranker_class
+
+    n = data.X.shape[0]
+    takes_k = "n_clusters" in inspect.signature(ranker_class(method).__init__).parameters
+    if "n_clusters" in params:
+        k, source = params["n_clusters"], f"--set n_clusters={params['n_clusters']}"
+    elif args.n_clusters is not None:
+        k, source = args.n_clusters, f"--n-clusters {args.n_clusters}"
+    elif data.y is not None and takes_k:
+        k = data.n_classes
+        source = (f"--label-column {args.label_column!r} has {k} class(es), so K = {k}, "
+                  "which")
+    else:
+        return None
+    if not isinstance(k, int) or not 2 <= k <= n:
+        raise ValueError(f"{source} is out of range: the number of clusters must be between 2 "
+                         f"and the number of samples ({n}); give --n-clusters K")
+    return k
+
+
+def _with_flag_hint(message, method):
+    """Append the flag that sets each ``name=`` parameter an estimator's message complains of."""
+    from fsclust.registry import ranker_class
+
+    flags = {"n_clusters": "--n-clusters K", "random_state": "--seed S"}
+    named = [name for name in inspect.signature(ranker_class(method).__init__).parameters
+             if name != "self" and f"{name}=" in message]
+    hints = [flags.get(name, f"--set {name}=VALUE") for name in named]
+    return message.rstrip(". ") + (f"; change it with {', '.join(hints)}" if hints else "")
+
+
+def _cmd_rank(args):
+    import pandas as pd
+
+    from fsclust.ranking import rank_features, ranking_table, write_ranking
+    from fsclust.registry import ranker_class
+
+    ranker_class(args.method)  # an unknown method fails first, listing the valid ones
+    params = _parse_set(args.set, args.method)
+    _check_output(args.output)
+    data = _read_input(args.input, args.label_column, impute=args.impute)
+    n_clusters = _n_clusters(args, params, data, args.method)
+    names = np.asarray(data.feature_names, dtype=object)
+    # A constant column carries no cluster structure and gives 0/0 in several scores (Laplacian,
+    # SPEC, standardised PCA); rank the others and put the constants last, tied with the worst.
+    constant = np.ptp(data.X, axis=0) == 0
+    if constant.all():
+        raise ValueError(f"{args.input}: all {constant.size} feature(s) are constant; "
+                         "nothing to rank")
+    try:
+        ranker = rank_features(data.X[:, ~constant], args.method, params,
+                               n_clusters=n_clusters, random_state=args.seed)
+    except ValueError as exc:
+        raise ValueError(_with_flag_hint(str(exc), args.method)) from None
+    table = ranking_table(ranker, names[~constant])
+    if constant.any():
+        finite = table["score"][np.isfinite(table["score"])]
+        worst = float(finite.iloc[-1]) if len(finite) else 0.0
+        tail = pd.DataFrame({"feature": names[constant], "score": worst,
+                             "rank": np.arange(len(table) + 1, constant.size + 1)})
+        table = pd.concat([table, tail], ignore_index=True)
+        _warn(f"{int(constant.sum())} constant feature(s) ({_quote_names(names[constant])}) "
+              f"ranked last with score {worst:.6g}")
     write_ranking(table, args.output)
     print(f"ranked {data.X.shape[1]} features of {data.X.shape[0]} samples with "
           f"{args.method}; wrote {args.output}", file=sys.stderr)
@@ -117,10 +353,19 @@ def build_parser():
     rank.add_argument("--method", required=True, help="feature-ranking method (see 'fsclust methods')")
     rank.add_argument("--input", required=True, help="TSV or CSV: first column sample ids, header of feature names")
     rank.add_argument("--output", required=True, help="TSV written with columns feature, score, rank")
-    rank.add_argument("--n-clusters", type=int, default=None, help="number of clusters, for methods that need it")
+    rank.add_argument("--n-clusters", type=int, default=None, metavar="K",
+                      help="number of clusters K, between 2 and the number of samples, for methods "
+                           "that need it (default: the number of classes in --label-column, "
+                           "else the method's own default)")
     rank.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    rank.add_argument("--label-column", default=None, help="column holding class labels, excluded from the features")
-    rank.add_argument("--set", action="append", metavar="PARAM=VALUE", help="method parameter (repeatable)")
+    rank.add_argument("--label-column", default=None, metavar="COL",
+                      help="column holding class labels: excluded from the features, and its "
+                           "number of classes is K when --n-clusters is not given")
+    rank.add_argument("--set", action="append", metavar="PARAM=VALUE",
+                      help="method parameter, e.g. --set n_neighbors=10 (repeatable)")
+    rank.add_argument("--impute", choices=["median"], default=None,
+                      help="replace empty, NaN or infinite cells by their column's median "
+                           "(default: such cells are an error)")
     rank.set_defaults(func=_cmd_rank)
 
     datasets = sub.add_parser("datasets", help="list the dataset registry")
@@ -136,15 +381,24 @@ def build_parser():
 
 
 def main(argv=None):
-    from fsclust.registry import UnknownNameError
-
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     try:
-        return args.func(args)
-    except (UnknownNameError, ValueError, KeyError, FileNotFoundError) as exc:
-        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"fsclust: error: {message}", file=sys.stderr)
-        return 2
+        code = args.func(args)
+        sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+    except BrokenPipeError:
+        # The reader (e.g. `| head -1`) has gone: point stdout at devnull so the final flush at
+        # exit is silent, and end like a process killed by SIGPIPE.
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 141
+    except (ValueError, KeyError, OSError) as exc:
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+        message = " ".join(str(message).split())  # one line, whatever the source wrote
+        parser.exit(2, f"fsclust: error: {message}\n")
+    return code
 
 
 if __name__ == "__main__":
