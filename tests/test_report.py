@@ -38,7 +38,8 @@ def test_figure_is_a_png(tmp_path):
     out = tmp_path / "fig.png"
     plot_sweeps(summarise(_sweeps(), ["acc", "nmi"]), "d", ["acc", "nmi"], out)
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert [p.name for p in tmp_path.iterdir()] == ["fig.png"]  # no temp file left
+    # the SVG beside it, and no temp file left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fig.png", "fig.svg"]
 
 
 def test_figure_of_unknown_dataset_is_a_clear_error(tmp_path):
@@ -106,3 +107,32 @@ def test_report_imports_nothing_above_metrics():
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     assert not alias.name.startswith("fsclust") or alias.name.startswith(allowed)
+
+
+def test_sweep_figure_has_an_identical_svg_beside_its_png_and_fixed_metric_ranges(tmp_path,
+                                                                                  monkeypatch):
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from fsclust.report import figures
+
+    rows = [{"dataset": "d", "method": meth, "clusterer": c, "n_features": m, "metric": metric,
+             "mean": 0.5 + 0.1 * k, "sd": 0.01, "n_runs": 4}
+            for k, meth in enumerate(["a", "b"]) for c in ("kmeans", "ncut")
+            for m in (1, 2, 4) for metric in ("acc", "ari")]
+    summary = pd.DataFrame(rows)
+    seen = []
+    monkeypatch.setattr(figures.plt, "close", lambda fig: seen.append(fig))
+    figures.plot_sweeps(summary, "d", ["acc", "ari"], tmp_path / "d.png", title="t")
+    fig = seen[-1]
+    assert fig._suptitle.get_text() == "t (mean +- sd over 4 seeds)"
+    axes = fig.axes
+    assert {ax.get_ylim() for ax in axes[0::2]} == {figures.METRIC_LIMITS["acc"]}
+    assert {ax.get_ylim() for ax in axes[1::2]} == {figures.METRIC_LIMITS["ari"]}
+    lines = axes[0].get_lines()[:2]
+    assert lines[0].get_linestyle() != lines[1].get_linestyle()
+    assert lines[0].get_marker() != lines[1].get_marker()
+    svg = (tmp_path / "d.svg").read_bytes()
+    plt.close(fig)
+    figures.plot_sweeps(summary, "d", ["acc", "ari"], tmp_path / "again.png", title="t")
+    assert (tmp_path / "again.svg").read_bytes() == svg

@@ -14,10 +14,28 @@ METRIC_LABELS = {"acc": "ACC", "nmi": "NMI", "nmi_arithmetic": "NMI (arithmetic)
                  "nmi_max": "NMI (max)", "ari": "ARI"}
 
 
-def save_figure(fig, path):
-    """Write a matplotlib figure as PNG atomically (no timestamp metadata) and close it."""
+#: Line styles and markers cycled with the colours, so overlapping curves stay visible (and
+#: distinguishable in grey print).
+LINE_STYLES = ["-", "--", "-.", ":"]
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+#: Fixed y-range of each metric, the same in every panel (ARI can be negative).
+METRIC_LIMITS = {"acc": (0.0, 1.02), "nmi": (0.0, 1.02), "nmi_arithmetic": (0.0, 1.02),
+                 "nmi_max": (0.0, 1.02), "ari": (-0.1, 1.02)}
+
+
+def save_figure(fig, path, vector=False):
+    """Write a matplotlib figure as PNG atomically (no timestamp metadata) and close it; with
+    ``vector``, an SVG beside it (same name, ``.svg``; no date or id metadata, so reruns are
+    byte-identical)."""
+    from pathlib import Path
+
     with atomic_path(path, suffix=".png") as tmp:
         fig.savefig(tmp, dpi=110, format="png", metadata={"Software": None})
+    if vector:
+        svg = Path(path).with_suffix(".svg")
+        with atomic_path(svg, suffix=".svg") as tmp:
+            plt.rcParams["svg.hashsalt"] = "fsclust"
+            fig.savefig(tmp, format="svg", metadata={"Date": None, "Creator": None})
     plt.close(fig)
 
 
@@ -25,14 +43,22 @@ def plot_sweeps(summary, dataset, metrics, path, *, baseline_method="nofs", titl
     """Plot mean +- sd over seeds of each metric vs the number of selected features.
 
     One row of panels per clusterer, one column per metric; the all-features baseline is a
-    dashed horizontal line with its own band. Written atomically to ``path`` (PNG).
+    dashed horizontal line with its own band. Each metric has one y-range in every panel;
+    the x axis is logarithmic when the sweep spans more than a factor 30, with plain integer
+    ticks; each method has its own colour, line style and marker; the number of seeds is in
+    the title. Written atomically to ``path`` (PNG) with an SVG beside it.
     """
+    from matplotlib.ticker import MaxNLocator, ScalarFormatter
+
     data = summary[summary["dataset"] == dataset]
     if data.empty:
         raise ValueError(f"no results for dataset {dataset!r} to plot")
     clusterers = sorted(data["clusterer"].unique())
     methods = [m for m in sorted(data["method"].unique()) if m != baseline_method]
-    colors = dict(zip(methods, plt.cm.tab10.colors))
+    colors = dict(zip(methods, plt.cm.tab10.colors * 2))
+    styles = {m: (LINE_STYLES[k % len(LINE_STYLES)], MARKERS[k % len(MARKERS)])
+              for k, m in enumerate(methods)}
+    n_seeds = int(data["n_runs"].max()) if "n_runs" in data else None
     fig, axes = plt.subplots(len(clusterers), len(metrics), squeeze=False,
                              figsize=(4.2 * len(metrics), 3.2 * len(clusterers)))
     for i, clusterer in enumerate(clusterers):
@@ -44,7 +70,9 @@ def plot_sweeps(summary, dataset, metrics, path, *, baseline_method="nofs", titl
                 if g.empty:
                     continue
                 x, mean, sd = g["n_features"].to_numpy(), g["mean"].to_numpy(), g["sd"].fillna(0).to_numpy()
-                ax.plot(x, mean, marker="o", ms=3, label=method, color=colors[method])
+                ls, marker = styles[method]
+                ax.plot(x, mean, ls=ls, marker=marker, ms=4, mfc="none", label=method,
+                        color=colors[method])
                 ax.fill_between(x, mean - sd, mean + sd, alpha=0.2, color=colors[method])
             base = sub[sub["method"] == baseline_method]
             if not base.empty:
@@ -54,6 +82,11 @@ def plot_sweeps(summary, dataset, metrics, path, *, baseline_method="nofs", titl
             xmax = sub["n_features"].max()
             if xmax and sub["n_features"].min() and xmax / sub["n_features"].min() > 30:
                 ax.set_xscale("log")
+                ax.xaxis.set_major_formatter(ScalarFormatter())
+            else:
+                ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            if metric in METRIC_LIMITS:
+                ax.set_ylim(*METRIC_LIMITS[metric])
             ax.set_xlabel("number of selected features")
             ax.set_ylabel(METRIC_LABELS.get(metric, metric))
             ax.set_title(f"{clusterer}", fontsize=9)
@@ -61,6 +94,7 @@ def plot_sweeps(summary, dataset, metrics, path, *, baseline_method="nofs", titl
     handles, labels = axes[0, 0].get_legend_handles_labels()
     if handles:
         fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 6), frameon=False)
-    fig.suptitle(title or dataset)
+    runs = f" (mean +- sd over {n_seeds} seeds)" if n_seeds else ""
+    fig.suptitle(f"{title or dataset}{runs}")
     fig.tight_layout(rect=(0, 0.06, 1, 0.97))
-    save_figure(fig, path)
+    save_figure(fig, path, vector=True)
