@@ -1,6 +1,7 @@
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -174,14 +175,21 @@ def test_unwritable_output_is_a_one_line_exit_2_error(case, tmp_path, capsys):
         _assert_clean_error(code, err, out, [f"--output {out}", *expected])
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root may write to a read-only directory")
-def test_read_only_output_directory_is_a_one_line_exit_2_error(tmp_path, capsys):
+@pytest.mark.parametrize("as_root", [False, True])
+def test_read_only_output_directory_is_a_one_line_exit_2_error(as_root, tmp_path, capsys,
+                                                               monkeypatch):
     ro = tmp_path / "ro"
     ro.mkdir(mode=0o555)
+    if as_root:  # root writes anywhere: stand in the answer an ordinary user's os.access gives
+        real_access = os.access
+        monkeypatch.setattr(os, "access", lambda path, mode: False if Path(path) == ro
+                            else real_access(path, mode))
+    elif os.geteuid() == 0:
+        pytest.skip("root may write to a read-only directory")
     out = ro / "out.tsv"
     code, err = _run(["rank", "--method", "variance", "--input", str(_tsv(tmp_path, GOOD)),
                       "--output", str(out)], capsys)
-    _assert_clean_error(code, err, out, [f"directory {ro} is not writable"])
+    _assert_clean_error(code, err, out, [f"--output {out}: directory {ro} is not writable"])
 
 
 @pytest.mark.parametrize("k", [1, 0, 9])
@@ -198,6 +206,7 @@ def test_n_clusters_out_of_range_is_refused_before_fitting(method, k, tmp_path, 
                      capsys)
     _assert_clean_error(code, err, out, [f"--n-clusters {k} is out of range",
                                          "between 2 and the number of samples (8)"])
+    assert "give --n-clusters" not in err  # the user just did
 
 
 def test_one_class_label_column_cannot_be_k(tmp_path, capsys):

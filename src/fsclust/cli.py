@@ -231,8 +231,9 @@ def _n_clusters(args, params, data, method):
     else:
         return None
     if not isinstance(k, int) or not 2 <= k <= n:
+        hint = "; give --n-clusters K" if source.startswith("--label-column") else ""
         raise ValueError(f"{source} is out of range: the number of clusters must be between 2 "
-                         f"and the number of samples ({n}); give --n-clusters K")
+                         f"and the number of samples ({n}){hint}")
     return k
 
 
