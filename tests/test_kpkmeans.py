@@ -159,7 +159,7 @@ def test_normalised_step_reaches_a_fixed_point_on_iris_where_gamma_one_overshoot
     from sklearn.datasets import load_iris
 
     X, y = load_iris(return_X_y=True)
-    fixed = KPKMeans(n_clusters=3, lam=0.5, gamma=1.0, random_state=0).fit(X, y)
+    fixed = KPKMeans(n_clusters=3, lam=0.5, gamma=1.0, step="fixed", random_state=0).fit(X, y)
     first = [entry for entry in fixed.elimination_log_ if entry[:2] == (1, 1)]
     assert len(first) >= 2
     normalised = KPKMeans(n_clusters=3, lam=0.5, step="normalized", max_inner=1000,

@@ -214,3 +214,22 @@ def test_numerator_variant_is_the_pairwise_sum_and_prefers_small_variance(data):
 def test_unknown_variant_is_refused(data):
     with pytest.raises(ValueError, match="variant"):
         LaplacianScore(variant="half").fit(data)
+
+
+def test_a_ranker_whose_scores_are_all_equal_warns():
+    import warnings as _warnings
+
+    from fsclust.rankers.base import FeatureRanker
+
+    class Flat(FeatureRanker):
+        def _score(self, X, rng):
+            return np.zeros(X.shape[1])
+
+    X = np.random.default_rng(0).normal(size=(10, 4))
+    with pytest.warns(RuntimeWarning, match="all 4 scores are equal"):
+        Flat().fit(X)
+    with _warnings.catch_warnings():
+        _warnings.simplefilter("error")
+        from fsclust.rankers import VarianceScore
+
+        VarianceScore().fit(X)  # distinct scores: no warning

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -227,6 +228,15 @@ class FeatureRanker(SelectorMixin, BaseEstimator):
             )
         self.constant_mask_ = constant_features(X)
         self.scores_ = scores
+        varying = scores[~self.constant_mask_ & np.isfinite(scores)]
+        if varying.size > 1 and np.ptp(varying) <= 1e-12 * max(np.max(np.abs(varying)), 1e-300):
+            # e.g. kernel weights that never left the uniform start, LLC-fs on a graph that
+            # split at once, KP-Kmeans that eliminated every feature: the ranking is then the
+            # column order, not the method's
+            warnings.warn(
+                f"{type(self).__name__}: all {varying.size} scores are equal "
+                f"({float(varying[0]):.6g}); the ranking is the column order, not the method's",
+                RuntimeWarning, stacklevel=2)
         self.ranking_ = ranking_from_scores(scores, self.higher_is_better, self.constant_mask_)
         self._n_selected()  # a bad n_features_to_select fails here, not later in transform
         return self
