@@ -208,3 +208,12 @@ def test_a_method_is_evaluated_by_the_clusterers_it_names_only(blobs, tmp_path):
     assert set(sweep.loc[sweep["method"] == "variance", "clusterer"]) == {"ncut"}
     assert set(sweep.loc[sweep["method"] == "laplacian", "clusterer"]) == {"kmeans", "ncut"}
     assert set(sweep.loc[sweep["method"] == "nofs", "clusterer"]) == {"kmeans", "ncut"}
+
+
+def test_grid_values_above_d_are_dropped_with_a_warning(caplog):
+    import logging
+
+    with caplog.at_level(logging.WARNING, logger="fsclust"):
+        points, grid, marks = steps.sweep_grid([2, 4, 16, 32], 8, 0, {})
+    assert points == [2, 4, 8]
+    assert "sweep n_features 16, 32 above d = 8" in caplog.text

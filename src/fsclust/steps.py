@@ -285,6 +285,12 @@ def sweep_grid(grid_spec, d, seed, references, ranker=None, X=None):
     else:
         plain, refs = grid_spec, []
     grid = resolve_grid(plain, d) if (plain or not refs) else []
+    if isinstance(plain, list):
+        above = sorted({int(v) for v in plain if int(v) > d})
+        if above:
+            # resolve_grid drops them (every sweep ends at d): say so in the job's log
+            log.warning("sweep n_features %s above d = %d: not used (the sweep ends at d)",
+                        ", ".join(map(str, above)), d)
     marks = {}
     for ref in refs:
         if "informative" in ref:
