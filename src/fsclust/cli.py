@@ -17,6 +17,7 @@ import csv
 import inspect
 import os
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -385,7 +386,10 @@ def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        code = args.func(args)
+        with warnings.catch_warnings():
+            # A method's warning is a line for the user, not a Python source location.
+            warnings.showwarning = lambda message, *_args, **_kwargs: _warn(message)
+            code = args.func(args)
         sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
     except BrokenPipeError:
         # The reader (e.g. `| head -1`) has gone: point stdout at devnull so the final flush at
