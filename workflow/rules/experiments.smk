@@ -1,3 +1,18 @@
+# Tables, figures and comparisons take seconds and read many small files: under a cluster
+# executor they run on the submitting host, like the downloads (download.smk). Snakemake submits
+# a rule of a `group:` even when it is listed here, so a rule that should run locally must not
+# also be in group "tables".
+localrules:
+    aggregate,
+    compare,
+    zeng2008_report,
+    maldonado2015_tables,
+    zhang2012_table2_figures12,
+    zhang2012_figures34,
+    zeng2009_report,
+    jiang2011_figures,
+
+
 # One target rule per experiment: `snakemake --cores 2 quick` runs (or reruns) that experiment.
 # A paper target of the same name (workflow/rules/papers/) builds the experiment's outputs too.
 for _name in EXPERIMENTS:
