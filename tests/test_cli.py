@@ -311,3 +311,16 @@ def test_datasets_lists_the_registry(capsys):
     out = capsys.readouterr().out
     for name in ("iris", "synthetic-blobs", "desouto-armstrong-2002-v2"):
         assert name in out
+
+
+def test_a_failure_while_writing_leaves_no_file(tmp_path, capsys, monkeypatch):
+    def half_then_full_disk(self, path, *args, **kwargs):
+        with open(path, "w") as fh:
+            fh.write("feature\tsco")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", half_then_full_disk)
+    out = tmp_path / "out.tsv"
+    code, err = _run(["rank", "--method", "variance", "--input", str(_tsv(tmp_path, GOOD)),
+                      "--output", str(out), "--label-column", "class"], capsys)
+    _assert_clean_error(code, err, out, ["No space left on device"])
