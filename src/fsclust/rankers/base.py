@@ -16,7 +16,7 @@ __all__ = ["FeatureRanker", "constant_features", "mean_plus_std_rule", "ranking_
 
 
 def constant_features(X):
-    """Mask of the constant columns: ``ptp(f) <= 1e-12 * max(1, max|f|)`` (spec 0.3).
+    """Mask of the constant columns: ``ptp(f) <= 1e-12 * max(1, max|f|)``.
 
     Parameters
     ----------
@@ -55,9 +55,11 @@ def ranking_from_scores(scores, higher_is_better, constant_mask=None):
     -------
     ranking : ndarray of shape (D,), int
 
-    References
-    ----------
-    Spec methods-baselines 0.2 and 0.3.
+    Notes
+    -----
+    Decision (the papers are silent): constant features and NaN scores go last whatever their
+    raw score, because a constant column carries no cluster information and some scores (SPEC's
+    phi1, scikit-feature's clamped Laplacian Score) would otherwise rank it first.
 
     Examples
     --------
@@ -124,7 +126,8 @@ def mean_plus_std_rule(scores, higher_is_better, constant_mask=None, ddof=1):
     constant_mask : array-like of shape (D,), bool, default=None
         Features excluded from the statistics and from the subset.
     ddof : int, default=1
-        Degrees of freedom of the sd (1: MATLAB's ``std``, an assumption of the spec).
+        Degrees of freedom of the sd (1: MATLAB's ``std``; an assumption, the papers
+        do not say).
 
     Returns
     -------
@@ -135,7 +138,7 @@ def mean_plus_std_rule(scores, higher_is_better, constant_mask=None, ddof=1):
     ----------
     Varshavsky et al. (2006), "Novel unsupervised feature filtering of biological data",
     Bioinformatics 22(14), the "SR" rule ``CE > c + sigma``; Zhang et al. (2012) apply it to
-    every method (section 3.2, Table 2); spec methods-baselines 1.4.
+    every method (section 3.2, Table 2).
 
     Examples
     --------
@@ -179,7 +182,7 @@ class FeatureRanker(SelectorMixin, BaseEstimator):
     ranking_ : ndarray of shape (n_features,)
         Feature indices, best first; NaN scores and constant features last.
     constant_mask_ : ndarray of shape (n_features,), bool
-        The constant features (spec methods-baselines 0.3).
+        The constant features (``ptp(f) <= 1e-12 * max(1, max|f|)``), ranked last.
     n_features_in_ : int
 
     Examples

@@ -82,14 +82,13 @@ class GHA(FeatureRanker):
 
     Notes
     -----
-    Rate, decay, epochs and initialisation are not given by the paper (spec methods-baselines
-    6 and 14.4 [ASSUMPTION]).
+    Rate, decay, epochs and initialisation are not given by the paper. Decision: the
+    defaults above; the rate keeps ``a ||x||^2 << 1``, which the update's stability needs.
 
     References
     ----------
     Sanger (1989), "Optimal unsupervised learning in a single-layer linear feedforward neural
-    network", Neural Networks 2; Maldonado, Carrizosa & Weber (2015), section 2.2, eqs. (1)-(2);
-    spec methods-baselines 6.
+    network", Neural Networks 2; Maldonado, Carrizosa & Weber (2015), section 2.2, eqs. (1)-(2).
 
     Examples
     --------

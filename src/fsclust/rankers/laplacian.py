@@ -39,12 +39,12 @@ class LaplacianScore(FeatureRanker):
         kNN symmetrisation; ``"and"`` is the mutual kNN graph.
     self_loops : bool, default=False
         ``W_ii = 1`` as scikit-feature's ``construct_W`` does (it changes ``D_g`` and hence the
-        scores; spec methods-baselines 2.2). The paper's graph has none.
+        scores). The paper's graph has none.
     variant : {"full", "numerator"}, default="full"
         ``"full"``: the Laplacian Score above. ``"numerator"``: only
         ``sum_ij W_ij (f_ri - f_rj)^2``, as seed 000 (Zeng & Cheung 2008) describes the method;
-        it favours low-variance features and is offered for sensitivity analyses only (spec
-        methods-baselines 2.3).
+        it favours low-variance features and is offered for sensitivity analyses only
+        (we assume the seed actually ran the full score).
 
     Attributes
     ----------
@@ -60,21 +60,22 @@ class LaplacianScore(FeatureRanker):
 
     Notes
     -----
-    Decisions (spec methods-baselines 2 and 0.3):
+    Decisions (the paper is silent on degenerate features):
 
     - A constant feature, or one with no weighted variance (``f~^T D_g f~ = 0``, possible only
       when it varies on isolated nodes alone), scores ``+inf`` and is ranked last.
       scikit-feature clamps the denominator and gives such features about 1.0 instead.
-    - The spec's extra test ``den <= 1e-12 max(1, d^T (f o f))`` is not used: with seed 000's
+    - A floor ``den <= 1e-12 max(1, d^T (f o f))`` is not used: with seed 000's
       narrow kernel all degrees are ~1e-100 and that absolute floor would declare every
-      feature constant. The constant test of spec 0.3 on the raw feature is used instead.
-    - The numerator ``f~^T L f~`` is computed as ``f~^T D_g f~ - f~^T W f~`` (spec 2); round-off
-      below 0 is clipped to 0.
+      feature constant. The constant test ``ptp(f) <= 1e-12 max(1, max|f|)`` on the raw
+      feature is used instead.
+    - The numerator ``f~^T L f~`` is computed as ``f~^T D_g f~ - f~^T W f~`` (``L = D_g - W``);
+      round-off below 0 is clipped to 0.
 
     References
     ----------
     He, Cai & Niyogi (2005), "Laplacian Score for Feature Selection", NIPS 18, section 2,
-    eqs. (1)-(4) (score), section 3 (properties); spec methods-baselines 2.
+    eqs. (1)-(4) (score), section 3 (properties).
 
     Examples
     --------

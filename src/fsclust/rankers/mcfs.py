@@ -17,9 +17,10 @@ _DENSE_MAX_N = 2000
 # Largest Gram matrix X^T X + ridge I formed, in bytes (8 D^2; D <= 11585). A lasso path holds
 # two of them (ours, and the copy lars_path_gram keeps for its drop steps): a fit on orlraws10P
 # (D = 10304, 0.85 GB each) peaks at 1.9 GB. Above it the ridge term is dropped and the paths
-# run on X, O(n D) memory (spec methods-baselines 4). Cai's augmented [X; sqrt(ridge) I] gives
-# the same path but is (n + D) x D, as large as the Gram matrix, and lars_path on it takes
-# 11-14 s per eigenvector on orlraws10P against 1-1.7 s (benchmarks/bench_mcfs.py).
+# run on X, O(n D) memory (Cai, Zhang & He 2010 pose a plain lasso; the ridge is their code's).
+# Cai's augmented [X; sqrt(ridge) I] gives the same path but is (n + D) x D, as large as the
+# Gram matrix, and lars_path on it takes 11-14 s per eigenvector on orlraws10P against 1-1.7 s
+# (benchmarks/bench_mcfs.py).
 _GRAM_MAX_BYTES = 2**30
 
 
@@ -28,7 +29,8 @@ def spectral_embedding_targets(W, n_eigenvectors):
 
     ``Y = D^-1/2 V`` with ``V`` the eigenvectors of ``Lsym + 3 xi_0 xi_0^T`` (the trivial
     eigenvector ``xi_0 = sqrt(d) / ||sqrt(d)||`` deflated to eigenvalue 3, above the spectrum),
-    so ``Y^T D Y = I`` and ``Y^T D 1 = 0`` (spec methods-baselines 1.3 and 4).
+    so ``Y^T D Y = I`` and ``Y^T D 1 = 0`` (Cai, Zhang & He 2010, section 3; trivial
+    eigenvector excluded).
     """
     Lsym, d = laplacian(W, "sym")
     sqrt_d = np.sqrt(d)
@@ -56,7 +58,8 @@ def lasso_coefficients(X, Y, n_nonzero, ridge=1e-3):
 
     The Gram matrix is formed once for all ``K`` targets while ``8 D^2`` bytes stay within
     ``_GRAM_MAX_BYTES``; above (and for ``ridge=0``), the ridge term is dropped and each path
-    runs on ``X`` itself (spec methods-baselines 4, "or drop the ridge term").
+    runs on ``X`` itself: the paper's problem is a plain lasso (Cai, Zhang & He 2010, section 3);
+    the ridge is their code's.
 
     Parameters
     ----------
@@ -190,12 +193,13 @@ class MCFS(FeatureRanker):
 
     Notes
     -----
-    Decisions (spec methods-baselines 4): the score is the absolute maximum (scikit-feature
-    takes the signed one); LARS-lasso with Cai's ridge term and per-eigenvector L2
-    normalisation, not pure LAR; the trivial eigenvector is deflated, not dropped by position.
-    The Gram matrix is formed once per fit and shared by the ``K`` paths. When ``8 D^2`` bytes
-    exceed 1 GiB the ridge term is dropped and the paths run on ``X`` (O(n D) memory; spec 4
-    allows it): Cai's code instead augments ``X`` with ``sqrt(ridge) I`` rows when
+    Decisions (where the paper, Cai's code and scikit-feature differ): the score is the
+    absolute maximum (scikit-feature takes the signed one); LARS-lasso with Cai's ridge term
+    and per-eigenvector L2 normalisation, not pure LAR; the trivial eigenvector is deflated, not
+    dropped by position (a disconnected graph has several zero eigenvalues). The Gram matrix is
+    formed once per fit and shared by the ``K`` paths. When ``8 D^2`` bytes exceed 1 GiB the
+    ridge term is dropped and the paths run on ``X`` (O(n D) memory; the paper's problem is a
+    plain lasso): Cai's code instead augments ``X`` with ``sqrt(ridge) I`` rows when
     ``D >= 10000``, a matrix as large as the Gram one. Without the ridge the path cannot pass
     ``rank(X) <= n`` features. When a path never reaches ``d`` non-zeros it gives the point of
     largest cardinality, with one warning per fit.
@@ -203,8 +207,7 @@ class MCFS(FeatureRanker):
     References
     ----------
     Cai, Zhang & He (2010), "Unsupervised feature selection for multi-cluster data", KDD,
-    section 3, eqs. (3)-(5); Maldonado, Carrizosa & Weber (2015), section 2.4, eqs. (8)-(11);
-    spec methods-baselines 4.
+    section 3, eqs. (3)-(5); Maldonado, Carrizosa & Weber (2015), section 2.4, eqs. (8)-(11).
 
     Examples
     --------

@@ -36,7 +36,8 @@ def first_principal_axis(X, standardize=True):
 def pca_projection(X, n_components, standardize=False):
     """Project the centred data on its top ``min(n_components, n - 1, D)`` principal axes.
 
-    Feature extraction, not selection (spec methods-baselines 5.2).
+    Feature extraction, not selection: the "PCA using the same feature dimensionality as
+    FRCM" of Zhang, Wong, Shen & Xie (2012), IEEE/ACM TCBB 9(5), Table 2.
 
     Examples
     --------
@@ -57,7 +58,7 @@ class PCARanking(FeatureRanker):
         Number of top-ranked features kept by ``transform``; None keeps all.
     standardize : bool, default=True
         Correlation PCA (z-scored columns), as Maldonado et al.'s variables are standardised
-        (spec methods-baselines 5.1 [ASSUMPTION]); False: covariance PCA.
+        (an assumption: the paper does not say which PCA); False: covariance PCA.
 
     Attributes
     ----------
@@ -72,8 +73,7 @@ class PCARanking(FeatureRanker):
     References
     ----------
     Maldonado, Carrizosa & Weber (2015), Information Sciences 322, section 2.2 ("the weights
-    associated with each attribute that construct the first component"); spec
-    methods-baselines 5.1.
+    associated with each attribute that construct the first component").
 
     Examples
     --------

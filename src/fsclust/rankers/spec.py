@@ -81,7 +81,7 @@ def spec_scores(X, W, style="phi2", power=1, n_clusters=None):
         scores[constant] = 0.0
         return scores
     phi1 = np.maximum(_lsym_power_quadratic(Lsym, Fh, power), 0.0)
-    phi1[constant] = 0.0  # phi1 of a constant feature is 0 by definition (spec 3.1.3)
+    phi1[constant] = 0.0  # phi1 of a constant feature is 0 by definition (Zhao & Liu 2007, eq. 4)
     if style == "phi1":
         return phi1
     a0 = xi0 @ Fh
@@ -104,10 +104,11 @@ class SPEC(FeatureRanker):
     n_features_to_select : int or None, default=None
     style : {"phi1", "phi2", "phi3"}, default="phi2"
         phi1 and phi2: smaller is better; phi3: larger is better. (scikit-feature sorts all
-        three the wrong way round; spec methods-baselines 3.2.)
+        three the wrong way round.)
     power : int, default=1
         ``r`` of ``gamma(lambda) = lambda^r``; seed 002 uses phi1-hat, for which we take
-        ``r = 2`` (spec methods-baselines 14.1 [ASSUMPTION]).
+        ``r = 2`` (an assumption: the paper does not give ``r``; 1 and 4 are sensitivity
+        checks).
     n_clusters : int or None, default=None
         ``k`` of phi3.
     t : float or None, default=None
@@ -126,7 +127,7 @@ class SPEC(FeatureRanker):
     ----------
     Zhao & Liu (2007), "Spectral feature selection for supervised and unsupervised learning",
     ICML, eqs. (4)-(6) and section 4 (gamma); Maldonado, Carrizosa & Weber (2015), section 2.3,
-    eqs. (3)-(7); spec methods-baselines 3.
+    eqs. (3)-(7).
 
     Examples
     --------
