@@ -23,8 +23,8 @@ def spectral_system(X, t, laplacian):
 
     For ``"unnormalized"`` the eigenvectors ``q`` of ``L = D - S`` (unit norm); for ``"rw"`` and
     ``"sym"`` the D-orthonormal generalised eigenvectors ``u = D^-1/2 v`` of ``L u = lambda D u``
-    from the eigenvectors ``v`` of ``L_sym`` (spec methods-seed 4.3: the derivative for L_rw
-    needs D-normalisation, not unit norm)."""
+    from the eigenvectors ``v`` of ``L_sym`` (decision: Algorithm 1's "normalize the
+    eigenvectors" must be D-normalisation for L_rw, which the derivation of Theorem 4 assumes)."""
     S = np.exp(-squared_distances(X) / t)
     np.fill_diagonal(S, 0.0)
     g = S.sum(axis=1)
@@ -43,7 +43,8 @@ def eigenvector_sensitivities(X, S, g, values, vectors, r, laplacian, delta2, co
 
     With ``Delta_t[i, j] = (x_it - x_jt)^2``, ``S1_t = S o Delta_t / delta^2``,
     ``D1_t = diag(S1_t 1)`` and ``L1_t = D1_t - S1_t`` (the perturbed Laplacian is
-    ``L - xi L1_t``), the Jiang & Ren 2011 Theorems 3-5 (re-derived in spec 4.2):
+    ``L - xi L1_t``), the Jiang & Ren 2011 Theorems 3-5 (re-derived and checked against finite
+    differences):
 
     - L: ``p = -sum_{h != r} [q_h^T L1_t q_r / (lambda_r - lambda_h)] q_h``;
     - L_rw (``u`` D-orthonormal): ``p = sum_{h != r} [u_h^T (lambda_r D1_t - L1_t) u_r /
@@ -53,7 +54,8 @@ def eigenvector_sensitivities(X, S, g, values, vectors, r, laplacian, delta2, co
     No ``n x n`` matrix per feature: ``L1_t q`` for every t is
     ``(q o DEG - OFF) / delta^2`` with ``DEG[i, t] = x_it^2 g_i - 2 x_it (S x_t)_i +
     (S x_t^2)_i`` and ``OFF[i, t] = x_it^2 (S q)_i - 2 x_it (S (q o x_t))_i + (S (q o x_t^2))_i``:
-    four ``(n, n) @ (n, b)`` products per eigenvector (spec 4.4). ``X`` must be centred.
+    four ``(n, n) @ (n, b)`` products per eigenvector, not the paper's ``O(n^3)`` per feature.
+    ``X`` must be centred.
 
     Returns
     -------
@@ -103,7 +105,7 @@ def evsfsc_scores(X, n_clusters, laplacian="unnormalized", t=None, t_rule="seed0
     t_rule : str, default="seed003"
         :func:`fsclust.graphs.bandwidth` rule; ``"seed003"`` is ``delta`` = median distance.
     include_trivial : bool, default=False
-        Score eigenvectors ``1..c`` instead of ``2..c+1`` (spec 4.3).
+        Score eigenvectors ``1..c`` instead of ``2..c+1`` (eqs. (19)-(21) skip the trivial one).
     block_size : int or None
         Features per block (memory O(n block)); None: about 4 M floats per temporary.
 
@@ -121,7 +123,7 @@ def evsfsc_scores(X, n_clusters, laplacian="unnormalized", t=None, t_rule="seed0
     if not 1 <= n_clusters <= n - 2:
         raise ValueError(f"n_clusters={n_clusters} must be between 1 and n_samples - 2 = {n - 2}")
     # the scores and distances are translation invariant; centring limits cancellation in
-    # DEG and OFF (spec 4.4)
+    # DEG and OFF
     Xc = X - X.mean(axis=0)
     if t is None:
         t = bandwidth(squared_distances(Xc), t_rule)
@@ -189,7 +191,7 @@ class EVSFSC(FeatureRanker):
     References
     ----------
     Jiang & Ren (2011), "Eigenvector sensitive feature selection for spectral clustering",
-    ECML PKDD, LNCS 6912, Theorems 1-5 and eqs. (19)-(21); spec methods-seed 4.
+    ECML PKDD, LNCS 6912, Theorems 1-5 and eqs. (19)-(21).
 
     Examples
     --------

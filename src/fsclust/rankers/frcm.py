@@ -73,7 +73,7 @@ class FRCM(FeatureRanker):
 
     Notes
     -----
-    Decisions (spec methods-seed 5.1 and 5.3):
+    Decisions (the paper is silent or ambiguous):
 
     - ``K_max = min(floor(sqrt(n)), K_v)`` and ``floor(D/2)`` features (at least one) per
       member; the paper leaves both unrounded.
@@ -88,7 +88,7 @@ class FRCM(FeatureRanker):
     ----------
     Zhang, Wong, Shen & Xie (2012), "A New Unsupervised Feature Ranking Method for Gene
     Expression Data Based on Consensus Affinity", IEEE/ACM TCBB 9(5), Algorithm 1,
-    eqs. (4)-(7) and (11)-(12); spec methods-seed 5.
+    eqs. (4)-(7) and (11)-(12).
 
     Examples
     --------

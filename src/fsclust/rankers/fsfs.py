@@ -132,7 +132,7 @@ def feature_dissimilarity(X, similarity="mici", zero_tol=1e-12, dtype="float64")
     ----------
     Mitra, Murthy & Pal (2002), the feature similarity measures: correlation coefficient,
     least-squares regression error and the maximal information compression index
-    ``lambda_2``, with their properties; spec methods-baselines 7.
+    ``lambda_2``, with their properties (section 3).
 
     Examples
     --------
@@ -295,7 +295,8 @@ def fsfs_naive(dis, k):
         return rows, np.partition(M[rows], k - 1, axis=1)[:, k - 1]
 
     while True:
-        # step 2: the feature whose k-th neighbour is nearest; keep it, drop the k neighbours
+        # the paper's step 3: the feature whose k-th neighbour is nearest; keep it, drop the k
+        # neighbours
         rows, r = r_k(k)
         j = int(np.argmin(r))  # first minimum: ties go to the lower index
         i, eps = rows[j], r[j]
@@ -306,7 +307,7 @@ def fsfs_naive(dis, k):
         removed.append(nbrs)
         ks.append(k)
         epss.append(eps)
-        # the spec's steps 3-5
+        # the paper's steps 4-6
         k = min(k, int(alive.sum()) - 1)
         if k <= 1:
             break
@@ -343,7 +344,7 @@ def _kth_alive(order, alive, rows, k, width):
         count[todo] = cs[:, -1]
         todo = todo[~done]
         if todo.size and stop >= d:
-            raise RuntimeError("fewer than k features alive")  # excluded by step 3
+            raise RuntimeError("fewer than k features alive")  # excluded by step 4
         start, width = stop, 2 * width
     return pos
 
@@ -366,7 +367,7 @@ def fsfs_heap(order, sorted_dis, k):
     """FSFS from the sorted rows, with a lazy heap: the same run as :func:`fsfs_naive`.
 
     Two facts make a step cheap. (1) ``r_i^{k'} <= eps`` iff at least ``k'`` alive features
-    lie within ``eps`` of ``F_i``, so the decrements of ``k`` (the spec's step 5) end at
+    lie within ``eps`` of ``F_i``, so the decrements of ``k`` (the paper's step 6) end at
     ``k' = min(k, max_i c_i)``, with ``c_i`` that count, and the next feature kept is the one
     with the smallest ``r_i^{k'}`` among the few with ``c_i >= k'``. (2) Every step has
     ``eps`` at most the previous one and only removes features, so a count computed earlier
@@ -374,7 +375,7 @@ def fsfs_heap(order, sorted_dis, k):
     each row exactly (``O(number within eps)``), until the bounds left fall below the best
     ``k'``; typically a handful of rows per step. At a fixed ``k`` a second step happens
     only on exact ties, since ``eps`` was the minimum of every ``r_i^k``: a heap of
-    ``r_i^k`` itself (the spec's first idea) would be rebuilt at nearly every step.
+    ``r_i^k`` itself (the obvious design) would be rebuilt at nearly every step.
 
     Parameters
     ----------
@@ -402,7 +403,7 @@ def fsfs_heap(order, sorted_dis, k):
         return _make_run(picks, alive, r1, removed, ks, epss)
     k = _check_run_k(k, d)
     n_alive = d
-    # step 2 with every feature alive: r_i^k is the k-th entry of each sorted row
+    # the paper's step 2 with every feature alive: r_i^k is the k-th entry of each sorted row
     i = int(np.argmin(sorted_dis[:, k - 1]))  # first minimum: ties to the lower index
     p = k - 1  # position of the k-th alive neighbour of i in its sorted row
     heap = None
@@ -416,7 +417,7 @@ def fsfs_heap(order, sorted_dis, k):
         removed.append(nbrs)
         ks.append(k)
         epss.append(eps)
-        capped = min(k, n_alive - 1)  # step 3
+        capped = min(k, n_alive - 1)  # the paper's step 4
         if capped <= 1:
             break
         if heap is None:
@@ -436,7 +437,7 @@ def fsfs_heap(order, sorted_dis, k):
             best = max(best, c)
         for c, j, _ in seen:
             heapq.heappush(heap, (-c, j))
-        k = min(capped, best)  # steps 4-5: the decrements, done at once
+        k = min(capped, best)  # steps 5-6: the decrements, done at once
         if k <= 1:
             break
         r_best = None
@@ -495,7 +496,7 @@ class FSFS(FeatureRanker):
 
     ``subset(m)`` gives a subset of exactly ``m`` features: bisection over ``k`` for the run
     that keeps the fewest features still ``>= m``, then its first ``m`` in retention order
-    (spec assumption 14.9; the seed papers do not say how they hit exact sizes). The runs
+    (decision: the papers that sweep ``m`` do not say how they hit exact sizes). The runs
     are cached, so a sweep over ``m`` reuses them. With ``n_features_to_select=m``,
     ``transform`` keeps ``subset(m)``.
 
@@ -569,8 +570,7 @@ class FSFS(FeatureRanker):
     ----------
     Mitra, Murthy & Pal (2002), "Unsupervised feature selection using feature similarity",
     IEEE TPAMI 24(3), 301-312: the maximal information compression index ``lambda_2`` and
-    the algorithm's steps 1-8 (the spec numbers them 1-6); spec methods-baselines 7 and
-    assumption 14.9.
+    the algorithm's steps 1-8 (section 4).
 
     Examples
     --------

@@ -14,7 +14,8 @@ from .base import FeatureRanker, constant_features
 
 STEP_RULES = ("fixed", "normalized")
 
-# Floor of a feature-space distance to a foreign centroid (spec 3.4 guard): zero only with
+# Floor of a feature-space distance to a foreign centroid (a guard of ours; the paper has
+# none): zero only with
 # duplicated samples or when every feature is gone.
 _H_FLOOR = 1e-12
 
@@ -71,12 +72,12 @@ def kpkmeans_objective(X, v, labels, n_clusters, lam, beta=5.0):
 def kpkmeans_gradient(X, v, labels, n_clusters, lam, beta=5.0):
     """Gradient of :func:`kpkmeans_objective` in ``v``, all features in one O(n^2 d) pass.
 
-    With ``dK_ab/dv_j = -v_j (x_aj - x_bj)^2 K_ab`` (the corrected derivative, spec 3.4), the
-    coefficients ``Cf = dF/dH`` and ``Wm = (Omega - Psi) o K``,
+    With ``dK_ab/dv_j = -v_j (x_aj - x_bj)^2 K_ab`` (the corrected eq. (24); see
+    :class:`KPKmeans`), the coefficients ``Cf = dF/dH`` and ``Wm = (Omega - Psi) o K``,
     ``Omega_ab = 2 Cf[a, k_b] / N_{k_b}``, ``Psi_ab = [k_a = k_b] sum_i Cf[i, k_a] / N_{k_a}^2``:
-    ``dF/dv_j = v_j sum_ab Wm_ab (x_aj - x_bj)^2 + lam beta exp(-beta v_j)`` (spec 3.5); the
-    double sum is ``(r + s)^T (X o X) - 2 colsum(X o (Wm X))`` with ``r = Wm 1``, ``s = Wm^T 1``.
-    Memory O(n^2 + n d): no n x n x d tensor.
+    ``dF/dv_j = v_j sum_ab Wm_ab (x_aj - x_bj)^2 + lam beta exp(-beta v_j)`` (eqs. (20)-(23));
+    the double sum is ``(r + s)^T (X o X) - 2 colsum(X o (Wm X))`` with ``r = Wm 1``,
+    ``s = Wm^T 1``. Memory O(n^2 + n d): no n x n x d tensor.
 
     Returns
     -------
@@ -140,7 +141,8 @@ class KPKMeans(FeatureRanker):
     n_clusters : int, default=8
         Number of clusters ``c`` of kernel k-means.
     lam : float, default=0.5
-        Trade-off ``lambda`` between the energy ratio and the penalty (spec 3.1: ``2^-1``).
+        Trade-off ``lambda`` between the energy ratio and the penalty (``2^-1``: the
+        paper's MLL setting, Table 4).
     gamma : float, default=1.0
         Gradient step ``gamma`` (``step="fixed"``).
     beta : float, default=5.0
@@ -218,7 +220,7 @@ class KPKMeans(FeatureRanker):
 
     Notes
     -----
-    Decisions (spec methods-seed 3.4), departing from or filling gaps in the paper:
+    Decisions, departing from or filling gaps in the paper:
 
     - The gradient is the correct one. The printed eq. (24) puts ``v_j`` inside the square and
       drops the minus sign of ``d exp(-u)``; it equals ``-v_j`` times the true energy-ratio
@@ -245,8 +247,7 @@ class KPKMeans(FeatureRanker):
     References
     ----------
     Maldonado, Carrizosa & Weber (2015), "Kernel Penalized K-means: A feature selection method
-    based on Kernel K-means", Information Sciences 322, 150-160: eqs. (13)-(25), Algorithm 2;
-    spec methods-seed section 3.
+    based on Kernel K-means", Information Sciences 322, 150-160: eqs. (13)-(25), Algorithm 2.
 
     Examples
     --------

@@ -47,16 +47,16 @@ class UFF(FeatureRanker):
 
     Notes
     -----
-    The data are used as given (the dataset's preprocessing happens upstream; the spec's
-    assumption 14.7). ``N`` is recomputed for the reduced matrix; it changes only when
-    ``D - 1 < n``. A matrix with ``N = 1`` has entropy 0 by convention. Only the simple
-    ranking (SR) of the paper is implemented, not its forward/backward variants.
+    The data are used as given (the dataset's preprocessing happens upstream; an assumption:
+    the paper does not say whether it centred or standardised before the SVD). ``N`` is
+    recomputed for the reduced matrix; it changes only when ``D - 1 < n``. A matrix with
+    ``N = 1`` has entropy 0 by convention. Only the simple ranking (SR) of the paper is
+    implemented, not its forward/backward variants.
 
     References
     ----------
     Varshavsky, Gottlieb, Linial & Horn (2006), "Novel unsupervised feature filtering of
-    biological data", Bioinformatics 22(14), e507-e513 (SVD entropy, CE, the SR rule);
-    spec methods-baselines 8.
+    biological data", Bioinformatics 22(14), e507-e513 (SVD entropy, CE, the SR rule).
 
     Examples
     --------
