@@ -1,7 +1,7 @@
 """FRMV (Hong, Kwong, Chang & Ren 2008): consensus feature ranking from multiple views.
 
-RECONSTRUCTED: the FRMV paper's text was not available to us; this follows the spec's
-reconstruction (methods-baselines 9) from the summaries in Zhang et al. (2012) and elsewhere.
+RECONSTRUCTED: the FRMV paper's text was not available to us; this is our
+reconstruction from the summaries in Zhang et al. (2012) and elsewhere.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ class FRMV(FeatureRanker):
 
     Notes
     -----
-    Reconstruction choices (spec methods-baselines 9 and 14.2), each switchable: relevance
+    Reconstruction choices (the paper was not read), each switchable: relevance
     ``"eta"``; every view ranks all features; ``k_t`` uniform on ``{2, ..., K_max}`` and a
     random half of the features per view, as Zhang et al. report FRMV's settings; views are
     single-start k-means. A constant feature has ``eta = 0`` (and ``su = 0``) and is ranked
@@ -81,7 +81,7 @@ class FRMV(FeatureRanker):
     ----------
     Hong, Kwong, Chang & Ren (2008), "Consensus unsupervised feature ranking from multiple
     views", Pattern Recognition Letters 29(5), 595-602 (not read: reconstructed);
-    Zhang et al. (2012), section 3.1 (settings T = 100, K_v = 20); spec methods-baselines 9.
+    Zhang et al. (2012), section 3.1 (settings T = 100, K_v = 20).
 
     Examples
     --------

@@ -126,8 +126,8 @@ class KernelWeightingClustering(FeatureRanker):
 
     The ``d`` kernels of size ``n x n`` are cached when they fit in ``memory_limit``; otherwise
     they are rebuilt in every iteration, ``block_size`` features at a time, and one pass over the
-    blocks gives both ``z`` and the next similarity ``S_w = (sum_p z_p K_p) / ||z||`` (spec
-    methods-seed 1.4), so memory stays ``O(block_size n^2)``.
+    blocks gives both ``z`` and the next similarity ``S_w = (sum_p z_p K_p) / ||z||`` (the
+    normalisation of ``w`` is one scalar), so memory stays ``O(block_size n^2)``.
 
     Parameters
     ----------
@@ -182,7 +182,7 @@ class KernelWeightingClustering(FeatureRanker):
 
     Notes
     -----
-    Decisions where the paper is silent (spec methods-seed 1.2-1.3):
+    Decisions where the paper is silent:
 
     - A constant feature has no kernel (``t_p = 0``): it is left out, gets ``w_p = 0`` and is
       ranked last. The initial weights are ``1 / sqrt(d')`` over the ``d'`` other features.
@@ -196,8 +196,7 @@ class KernelWeightingClustering(FeatureRanker):
     References
     ----------
     Zeng, H. & Cheung, Y. (2008), "Feature Selection for Clustering on High Dimensional Data",
-    PRICAI 2008, LNAI 5351, pp. 913-922: eqs. (7)-(12), Algorithm 1, Theorem 1; spec
-    methods-seed section 1.
+    PRICAI 2008, LNAI 5351, pp. 913-922: eqs. (7)-(12), Algorithm 1, Theorem 1.
 
     Examples
     --------

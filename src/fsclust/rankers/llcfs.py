@@ -102,20 +102,21 @@ class LLCFS(FeatureRanker):
     objective_history_ : list of float
         ``trace(Y^T T Y)`` at each iteration.
     effective_features_history_ : list of float
-        ``exp(entropy(tau))`` before each iteration's Y-step (spec 2.7: recognises a collapse).
+        ``exp(entropy(tau))`` before each iteration's Y-step (recognises a collapse of
+        ``tau`` onto a few irrelevant features, a property of the method).
     isolated_history_ : list of int
         Samples without a mutual neighbour, per iteration.
     components_history_ : list of int
         Connected components of at least two samples of the neighbourhood graph, per
         iteration; each contributes an eigenvalue 0 to ``T``, so ``c`` of them make the trace
-        0 and stop the loop (spec 2.7).
+        0 and stop the loop (decision: the tau-step then has no signal).
     timings_ : dict of str to list of float
         Seconds per iteration in each stage (``STAGES``).
     n_iter_ : int
 
     Notes
     -----
-    Decisions where the paper is silent (spec methods-seed 2.7): kNN lists exclude the point
+    Decisions where the paper is silent: kNN lists exclude the point
     itself and hold exactly ``k`` others (ties to the lower index); an isolated sample's row of
     ``A`` is zero; ``tau`` starts uniform and is never floored, so a zero weight stays zero;
     when the trace falls below ``1e-10 c`` (at least ``c`` components: no signal) the loop
@@ -125,7 +126,7 @@ class LLCFS(FeatureRanker):
     ----------
     Zeng & Cheung (2009), "Feature selection for local learning based clustering", PAKDD,
     LNCS 5476, eqs. (3)-(24) and Algorithm 1; Zeng & Cheung (2011), TPAMI 33(8) (the journal
-    version); Wu & Schölkopf (2006), NIPS 19; spec methods-seed 2.
+    version); Wu & Schölkopf (2006), NIPS 19.
 
     Examples
     --------
@@ -182,7 +183,7 @@ class LLCFS(FeatureRanker):
         for it in range(1, self.max_iter + 1):
             effective.append(effective_number_of_features(tau))
             t0 = time.perf_counter()
-            # one Gram product gives the tau-distances and every local kernel block (spec 2.8)
+            # one Gram product gives the tau-distances and every local kernel block
             gram = (X * tau) @ X.T
             gram = (gram + gram.T) / 2.0
             N = neighborhoods(gram_distances(gram), self.n_neighbors, self.neighborhood)
@@ -199,7 +200,7 @@ class LLCFS(FeatureRanker):
             timings["eigenproblem"].append(t3 - t2)
             if trace < 1e-10 * c:
                 # >= c components of the neighbourhood graph: Y is constant on them and every
-                # centred local target is 0, so the tau-step has no signal (spec 2.7)
+                # centred local target is 0, so the tau-step has no signal
                 log.info("LLC-fs: trace %.3g < 1e-10 c at iteration %d: stopping with the "
                          "current tau", trace, it)
                 timings["tau_step"].append(0.0)

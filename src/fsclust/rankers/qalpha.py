@@ -20,7 +20,7 @@ from .base import FeatureRanker, constant_features
 INITS = ("uniform", "random")
 
 # G is formed, and its top eigenpair taken by a dense eigh, when D^2 <= _DENSE_G_RATIO * n k
-# (and D <= _DENSE_G_MAX_FEATURES, the spec's cap); otherwise ARPACK runs on the matrix-free
+# (and D <= _DENSE_G_MAX_FEATURES: 8 D^2 bytes stay small); otherwise ARPACK runs on the matrix-free
 # product. The ratio is the measured crossover with one BLAS thread (dense and matrix-free
 # times equal at D^2 / (n k) between about 120 and 150, e.g. n = 83, D = 200, k = 4 and
 # n = 1673, D = 1000, k = 4); at 1673 x 256 the dense path is twice as fast, at 62 x 2000
@@ -39,8 +39,8 @@ def normalized_feature_rows(X):
     Returns
     -------
     M : ndarray of shape (D, n)
-        Row ``j`` is ``(f_j - mean(f_j)) / ||f_j - mean(f_j)||``; a constant feature (spec
-        methods-baselines 0.3) or one whose centred norm is 0 gets a zero row.
+        Row ``j`` is ``(f_j - mean(f_j)) / ||f_j - mean(f_j)||``; a constant feature
+        (``ptp(f) <= 1e-12 max(1, max|f|)``) or one whose centred norm is 0 gets a zero row.
 
     Examples
     --------
@@ -60,7 +60,7 @@ def g_matvec(M, P, v):
     """``G v`` without forming ``G = (M M^T) o (P P^T)``, in ``O(D n k)`` time, ``O(D k)`` memory.
 
     With ``C = M^T diag(v) P`` (``(n, k)``), ``(G v)_i = sum_b P_ib (M C)_ib``: the same
-    number as the spec's ``rowsum(M o (P C^T))``, without the ``(D, n)`` temporary.
+    number as ``rowsum(M o (P C^T))``, without the ``(D, n)`` temporary.
 
     Parameters
     ----------
@@ -218,10 +218,10 @@ class QAlpha(FeatureRanker):
 
     Notes
     -----
-    Decisions (spec methods-baselines 10 and 14.3):
+    Decisions (the paper's text was not at hand; each is an assumption):
 
     - Preprocessing: every feature is centred over the samples and scaled to unit L2 norm
-      (the spec's reading of the paper; an assumption there). A constant feature has no
+      (our reading of the paper's normalisation). A constant feature has no
       direction: it is left out of ``M``, gets ``alpha_j = 0`` and is ranked last.
     - The objective recorded is the eigenvalue reached by the ``alpha``-step, i.e. the
       objective at (``alpha^(r)``, ``Q^(r-1)``). It is non-decreasing because ``alpha^(r+1)``
@@ -247,7 +247,7 @@ class QAlpha(FeatureRanker):
     inference: the emergence of sparsity in a weight-based approach", JMLR 6, pp. 1855-1887:
     the unsupervised objective ``trace(Q^T A_alpha^T A_alpha Q)`` and the Q-alpha algorithm
     (the matrix ``G``, its leading eigenvector, the QR step). Equation numbers are not cited:
-    the paper's text was not at hand, and the code follows spec methods-baselines section 10.
+    the paper's text was not at hand.
 
     Examples
     --------
