@@ -1,4 +1,4 @@
-"""Clustering algorithms used to evaluate selected features (spec methods-baselines 11)."""
+"""Clustering algorithms used to evaluate selected features."""
 
 from .kernel_kmeans import KernelKMeans
 from .kmeans import KMeans

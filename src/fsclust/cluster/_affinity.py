@@ -13,7 +13,7 @@ AFFINITIES = ("rbf", "knn", "precomputed")
 
 
 def _sklearn_seed(rng):
-    """An int for a scikit-learn call, drawn from our generator (spec methods-baselines 0.4)."""
+    """An int for a scikit-learn call, drawn from our generator (never numpy's global state)."""
     return int(rng.randint(np.iinfo(np.int32).max))
 
 

@@ -19,7 +19,11 @@ _TIE = 1e-12
 
 
 def scale_features(X, scale):
-    """The "normalized data" of Maldonado et al. (spec methods-seed 3.4).
+    """The "normalized data" of Maldonado, Carrizosa & Weber (2015), section 4.1.
+
+    Decision (the paper only says ``v0 = 1`` suits "normalized data"): z-score, then divide by
+    ``sqrt(d)``; with ``v0 = 1`` the kernel on z-scored data of thousands of features is
+    otherwise numerically the identity.
 
     Parameters
     ----------
@@ -123,7 +127,10 @@ def centroid_distances(K, labels, n_clusters, diag=None):
 
 
 def _fill_empty(dist, labels, n_clusters):
-    """Move into each empty cluster the sample farthest from its own centroid (spec 0.4)."""
+    """Move into each empty cluster the sample farthest from its own centroid.
+
+    Decision (Dhillon, Guan & Kulis 2004 do not treat empty clusters): the sample the current
+    partition fits worst starts the new cluster."""
     for k in range(n_clusters):
         counts = np.bincount(labels, minlength=n_clusters)
         if counts[k] > 0:
@@ -237,7 +244,7 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
         Width of the Gaussian kernel (seed 002 evaluates with ``sigma = 1``).
     scale : {"none", "zscore", "zscore-sqrt-d"}, default="none"
         Feature scaling before the kernel (see :func:`scale_features`); ``"zscore-sqrt-d"`` is
-        our reading of seed 002's "normalized data" (spec methods-seed 3.4).
+        our reading of seed 002's "normalized data" (Maldonado et al. 2015).
     n_init : int, default=10
     max_iter : int, default=300
     random_state : int, RandomState instance or None, default=None
@@ -254,7 +261,7 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
 
     Notes
     -----
-    Decisions (spec methods-baselines 11.2, methods-seed 0.4): an empty cluster receives the
+    Decisions (the paper is silent): an empty cluster receives the
     sample farthest from its own centroid; a sample moves only when another centroid is
     strictly nearer (relative margin 1e-12), so ties never cause cycling. With a linear kernel
     and the same initial centres the iteration is Lloyd's k-means.

@@ -47,7 +47,8 @@ class KMeans(ClusterMixin, BaseEstimator):
     References
     ----------
     Lloyd (1982), "Least squares quantization in PCM", IEEE Trans. Inf. Theory 28;
-    Arthur & Vassilvitskii (2007), "k-means++"; spec methods-baselines 11.1 and 0.5.
+    Arthur & Vassilvitskii (2007), "k-means++", SODA. ``n_init``
+    is always passed: scikit-learn's default changed from 10 to "auto" in 1.4.
 
     Examples
     --------

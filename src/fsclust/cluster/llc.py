@@ -50,7 +50,8 @@ def knn_mask(D2, k):
     """Boolean ``(n, n)`` matrix whose row ``i`` marks the ``k`` nearest other samples of ``i``.
 
     The point itself is excluded; equal distances go to the lower index, so the lists are
-    exactly ``k`` long and deterministic (spec methods-seed 2.6, 2.7). O(n^2) with
+    exactly ``k`` long and deterministic (decision: Wu & Schölkopf
+    2006 exclude the point itself; ties are not discussed). O(n^2) with
     ``np.partition``: no sort of whole rows.
     """
     n = D2.shape[0]
@@ -244,7 +245,7 @@ class LLC(ClusterMixin, BaseEstimator):
     ----------
     Wu & Schölkopf (2006), "A local learning approach for clustering", NIPS 19, eqs. (5)-(9);
     Zeng & Cheung (2009), "Feature selection for local learning based clustering", PAKDD,
-    section 2; spec methods-baselines 11.5.
+    section 2.
 
     Examples
     --------

@@ -31,7 +31,8 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
     affinity : {"rbf", "knn", "precomputed"}, default="rbf"
         ``"rbf"``: complete graph ``W_ij = exp(-||x_i - x_j||^2 / t)``, ``W_ii = 0``;
         ``"knn"``: symmetric kNN graph with heat weights; ``"precomputed"``: ``X`` is ``W``.
-        The graph is rebuilt in ``fit`` from the columns given (spec methods-seed 0.6).
+        The graph is rebuilt in ``fit`` from the columns given (``t`` recomputed on
+        each feature subset, as Zeng & Cheung 2008 do).
     t : float, default=None
         Heat-kernel parameter; None: from ``t_rule`` on the given columns.
     t_rule : {"seed000", "cai", "median"}, default="seed000"
@@ -40,7 +41,7 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
         ``k`` of the kNN graph (``affinity="knn"`` only).
     offset : float, default=0.0
         Diagonal regularisation of the Cour-Yu-Shi MATLAB toolbox, which uses 0.5: ``W + offset
-        I`` with degrees ``W 1 + 2 offset``. Default 0 (the paper; spec methods-seed 0.4).
+        I`` with degrees ``W 1 + 2 offset``. Default 0 (the paper).
     min_affinity : float, default=0.0
         Affinities below this value are set to 0 before the cut (the toolbox uses 1e-6).
     random_state : int, RandomState instance or None, default=None
@@ -61,7 +62,7 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
     -----
     Decisions departing from the toolbox or the paper:
 
-    - No diagonal offset by default (spec methods-seed 0.4). With seed 000's narrow kernel the
+    - No diagonal offset by default. With seed 000's narrow kernel the
       off-diagonal affinities are as small as ``exp(-400) ~ 1e-174``, and any O(1) diagonal
       makes the normalised matrix numerically the identity. Float64 holds these values: the
       smallest possible weight under the ``"seed000"`` rule is ``exp(-400)``, far above the
@@ -90,8 +91,7 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
     ----------
     Shi & Malik (2000), "Normalized cuts and image segmentation", IEEE TPAMI 22;
     Yu & Shi (2003), "Multiclass spectral clustering", ICCV, section 4 (discretisation);
-    Zeng & Cheung (2008), the seed-000 paper (kernel and ``t``);
-    spec methods-baselines 11.4 and methods-seed 0.4.
+    Zeng & Cheung (2008), the seed-000 paper (kernel and ``t``).
 
     Examples
     --------

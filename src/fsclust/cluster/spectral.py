@@ -38,14 +38,14 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         ``"knn"``: symmetric ("or") kNN graph without self-loops; ``"precomputed"``: ``X`` is
         the affinity ``W`` itself (symmetric, non-negative, dense or sparse).
         The graph is built inside ``fit`` from the columns it is given, so the bandwidth rule
-        is recomputed on every feature subset (spec methods-seed 0.6).
+        is recomputed on every feature subset.
     t : float, default=None
         Heat-kernel parameter (``t = 2 sigma^2`` in the ``exp(-d^2 / (2 sigma^2))`` notation of
         NJW and seed 003). None: from ``t_rule``.
     t_rule : {"median", "cai", "seed000", "seed003"}, default="median"
         Bandwidth rule when ``t`` is None (see :func:`fsclust.graphs.bandwidth`). Seed 003
         chose ``delta`` by cross-validation, value unknown; the median heuristic is the default
-        (spec methods-baselines 14.6).
+        (decision: a label-free default).
     n_neighbors : int, default=10
         ``k`` of the kNN graph (``affinity="knn"`` only).
     weight : {"heat", "binary"}, default="heat"
@@ -73,7 +73,7 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
     von Luxburg (2007), "A tutorial on spectral clustering", Statistics and Computing 17,
     section 4 (the three algorithms); Shi & Malik (2000), "Normalized cuts and image
     segmentation", IEEE TPAMI 22; Ng, Jordan & Weiss (2002), "On spectral clustering: analysis
-    and an algorithm", NIPS 14; spec methods-baselines 11.3 and methods-seed 0.4.
+    and an algorithm", NIPS 14.
 
     Examples
     --------
