@@ -233,7 +233,7 @@ def arimm(M, A):
 
     References
     ----------
-    Zhang, Wong, Shen & Xie (2012), IEEE/ACM TCBB 9(5), eqs. (9)-(12); spec methods-seed 5.2.
+    Zhang, Wong, Shen & Xie (2012), IEEE/ACM TCBB 9(5), eqs. (9)-(12).
 
     Examples
     --------

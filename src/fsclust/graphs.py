@@ -1,11 +1,13 @@
 """Shared graph math: distances, bandwidths, affinity graphs, Laplacians and eigen-solvers.
 
 Every graph-based ranker and clusterer calls these functions; none copies them. Conventions
-(spec ``methods-baselines.md`` sections 0.1 and 1; ``methods-seed.md`` section 0.5):
+(decisions of ours where the papers differ or are silent):
 
 - everything is float64, inputs are copied and never modified;
 - the heat kernel is written with the paper's ``t``: ``W_ij = exp(-||x_i - x_j||^2 / t)``;
-- graphs that define a Laplacian have a zero diagonal unless asked otherwise;
+- graphs that define a Laplacian have a zero diagonal unless asked otherwise (self-loops change
+  ``D_g``, ``L_rw`` and ``L_sym``, and with a narrow kernel such as Zeng & Cheung's (2008) a unit
+  diagonal makes the normalised matrices numerically the identity);
 - eigenvectors get a deterministic sign: the largest-magnitude entry of each is positive.
 """
 
@@ -31,7 +33,7 @@ __all__ = [
     "largest_eigenvectors",
 ]
 
-#: Names accepted by :func:`bandwidth` (spec methods-baselines 1.2).
+#: Names accepted by :func:`bandwidth`.
 BANDWIDTH_RULES = ("cai", "seed000", "median", "seed003")
 
 # Below this size a dense eigh is faster and more robust than ARPACK, whatever the sparsity.
@@ -62,9 +64,6 @@ def squared_distances(X, Y=None):
     -------
     D2 : ndarray of shape (n, m), float64
 
-    References
-    ----------
-    Spec methods-seed 0.5 (centring, clipping) and methods-baselines 1.1.
 
     Examples
     --------
@@ -109,8 +108,8 @@ def bandwidth(D2, rule="cai"):
         - ``"median"``: ``t`` = median of ``d_ij^2`` over ``i < j``;
         - ``"seed003"``: ``t = 2 delta^2`` with ``delta`` the median of the distances ``d_ij``
           over ``i < j``: Jiang & Ren's kernel ``exp(-d^2 / (2 delta^2))`` with the median
-          heuristic for ``delta`` (spec methods-seed 4.1; the paper chose delta by
-          cross-validation, value unknown).
+          heuristic for ``delta`` (decision: the paper chose delta by cross-validation,
+          value unknown; the median keeps typical similarities near ``e^-1/2``).
 
     Returns
     -------
@@ -126,7 +125,11 @@ def bandwidth(D2, rule="cai"):
 
     References
     ----------
-    Spec methods-baselines 1.2 (table of kernel conventions and ``t_rule``).
+    He, Cai & Niyogi (2005), "Laplacian Score for Feature Selection", NIPS 18 (``exp(-d^2 / t)``);
+    Zeng & Cheung (2008), PRICAI, LNAI 5351 (``t = 0.0025 max d^2``); Jiang & Ren (2011),
+    ECML PKDD, LNCS 6912 (``exp(-d^2 / (2 delta^2))``); Deng Cai's ``constructW.m``. Other
+    notations convert as ``t = 2 sigma^2`` (``exp(-d^2 / (2 sigma^2))``) and ``t = 1 / gamma``
+    (scikit-learn's ``rbf_kernel``).
 
     Examples
     --------
@@ -185,8 +188,8 @@ def rbf_affinity(X, t=None, t_rule="cai", keep_diagonal=False, return_bandwidth=
     t_rule : {"cai", "seed000", "median", "seed003"}, default="cai"
         See :func:`bandwidth`.
     keep_diagonal : bool, default=False
-        Keep ``W_ii = 1``. The default zero diagonal is the graph convention (spec
-        methods-seed 0.5: with narrow kernels a unit diagonal swamps every other weight).
+        Keep ``W_ii = 1``. The default zero diagonal is the graph convention (decision:
+        with narrow kernels a unit diagonal swamps every other weight).
     return_bandwidth : bool, default=False
         Also return the ``t`` used.
 
@@ -199,7 +202,7 @@ def rbf_affinity(X, t=None, t_rule="cai", keep_diagonal=False, return_bandwidth=
     References
     ----------
     He, Cai & Niyogi (2005), "Laplacian Score for Feature Selection", NIPS, section 2, step 2
-    (heat kernel); spec methods-baselines 1.2 (``mode="full"``).
+    (heat kernel).
 
     Examples
     --------
@@ -317,7 +320,7 @@ def knn_graph(
     References
     ----------
     He, Cai & Niyogi (2005), "Laplacian Score for Feature Selection", NIPS, section 2, steps 1
-    and 2; spec methods-baselines 1.2 (``mode="knn"``).
+    and 2.
 
     Examples
     --------
@@ -404,7 +407,7 @@ def laplacian(W, kind="unnormalized"):
     -----
     ``scipy.sparse.csgraph.laplacian`` ignores the diagonal of ``W``. For ``L`` that is
     harmless (a self-loop adds ``W_ii`` to ``d_i`` and removes it again), but self-loops do
-    change ``D_g`` and hence ``L_rw`` and ``L_sym`` (spec methods-seed 0.5), so the
+    change ``D_g`` and hence ``L_rw`` and ``L_sym``, so the
     normalised forms are scaled here with the full degrees.
 
     References
@@ -528,11 +531,12 @@ def smallest_eigenvectors(A, k, *, solver="auto", random_state=None):
     -----
     A repeated eigenvalue (e.g. 0 of a disconnected graph's Laplacian) has no unique basis; the
     solver returns one of them. Methods that must exclude the trivial eigenvector deflate it
-    (spec methods-baselines 1.3) rather than trust its position.
+    (eigenpairs of ``L_sym + 3 xi_0 xi_0^T``) rather than trust its position.
 
     References
     ----------
-    Spec methods-baselines 1.3 (eigensolvers, deterministic sign).
+    ``scipy.linalg.eigh`` (``subset_by_index``) and ``scipy.sparse.linalg.eigsh`` (shift-invert);
+    the sign rule is scikit-learn's ``sklearn.utils.extmath._deterministic_vector_sign_flip``.
 
     Examples
     --------

@@ -12,7 +12,7 @@ def pca_projection(X, n_components):
     Used as Zhang et al.'s (2012, Table 2) "PCA using the same feature dimensionality as
     FRCM": ``m`` is the number of features FRCM's rule selected. With ``m >= n - 1`` the
     projection keeps every pairwise distance (k-means on it equals k-means on all features),
-    so the number of axes is ``min(m, n - 1, D)`` (spec methods-seed 5.3), at least 1.
+    so the number of axes is ``min(m, n - 1, D)`` (decision: the paper does not say), at least 1.
 
     Parameters
     ----------
@@ -26,8 +26,8 @@ def pca_projection(X, n_components):
 
     References
     ----------
-    Spec methods-baselines 5.2; ``sklearn.decomposition.PCA`` with ``svd_solver="full"``
-    (deterministic LAPACK SVD).
+    Zhang, Wong, Shen & Xie (2012), IEEE/ACM TCBB 9(5), Table 2;
+    ``sklearn.decomposition.PCA`` with ``svd_solver="full"`` (deterministic LAPACK SVD).
 
     Examples
     --------

@@ -201,7 +201,7 @@ def run_sweep(X, y, ranking, grid, clusterers, *, n_clusters, random_states,
         everything from the m selected columns (the plain path).
 
     Each clusterer is rebuilt from scratch for each m, and any bandwidth rule is recomputed on
-    the m selected features (spec methods-seed 0.6), from the squared distances of the top m.
+    the m selected features (as the papers do), from the squared distances of the top m.
 
     Notes
     -----
