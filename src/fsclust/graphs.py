@@ -64,7 +64,6 @@ def squared_distances(X, Y=None):
     -------
     D2 : ndarray of shape (n, m), float64
 
-
     Examples
     --------
     >>> squared_distances([[0.0, 0.0], [3.0, 4.0]])

@@ -159,7 +159,7 @@ def read_mat(path, x=None, y=None, image_shape=None, image_order="C", first_per_
 def read_zp_toy(path, set, n_irrelevant=0, correlation=0.0, random_state=0):  # noqa: A002
     """One of the six Zelnik-Manor & Perona 2-D toy sets, z-scored, plus irrelevant features.
 
-    Maldonado et al. (2015) Section 4.1 (spec 3.7): the 2 relevant variables are z-scored
+    Maldonado, Carrizosa & Weber (2015), section 4.1: the 2 relevant variables are z-scored
     (ddof=0) and ``n_irrelevant`` N(0, 1) variables are appended, independent (``correlation``
     0, the "u" sets) or with pairwise correlation ``correlation`` (0.3, the "c" sets), drawn by
     :func:`fsclust.datasets.synthetic.make_irrelevant_features` with ``random_state``.
@@ -475,7 +475,8 @@ def read_uci(
     missing : {None, "median"}
         Missing values are written ``?``. None: a missing value is an error. ``"median"``:
         replace it with the median of the column's known values (DECISION for Dermatology's 8
-        missing ages, spec 5.3); ``provenance["imputed"]`` records column, count and value.
+        missing ages: Zhang et al. 2012 keep all 366 rows and do not say how);
+        ``provenance["imputed"]`` records column, count and value.
     names_line : int, optional
         1-based line holding the feature names, comma-separated (Segmentation: 4).
     feature_names : list of str, optional

@@ -1,16 +1,17 @@
 """Haar wavelet features of face images (Zeng & Cheung 2008, PIE C27: 1280 features).
 
-The paper computes 1280 wavelet features from each 32 x 32 PIE image without saying how. The
-spec (methods-seed.md 1.6) works it out: one level of the 2-D orthonormal Haar transform gives
-four 16 x 16 sub-bands cA1, cH1, cV1, cD1 (1024 coefficients); the same transform of cA1 gives
-four 8 x 8 sub-bands cA2, cH2, cV2, cD2 (256 coefficients); 1024 + 256 = 1280, which is only
-possible when all four level-1 sub-bands, cA1 included, are kept.
+Zeng & Cheung (2008), PRICAI, LNAI 5351, section 4.1, compute 1280 wavelet features from each
+32 x 32 PIE image without saying how. Our reading: one level of the 2-D orthonormal Haar
+transform gives four 16 x 16 sub-bands cA1, cH1, cV1, cD1 (1024 coefficients); the same
+transform of cA1 gives four 8 x 8 sub-bands cA2, cH2, cV2, cD2 (256 coefficients); 1024 + 256 =
+1280, which is only possible when all four level-1 sub-bands, cA1 included, are kept.
 
-DECISION (spec 1.6, step 5, "divide by the average value of each level"): each level is divided
-by ITS OWN per-image mean absolute value (the level-1 block by the mean |coefficient| of the
-1024 level-1 coefficients, the level-2 block by that of the 256 level-2 coefficients). A signed
-mean of detail coefficients is close to 0 and would blow up; dividing per image removes the
-global illumination scale, the stated motivation. An image whose level is all zeros keeps zeros.
+DECISION (the paper's "normalizing the wavelet coefficients from each level by the average value
+in each corresponding level" is ambiguous): each level is divided by ITS OWN per-image mean
+absolute value (the level-1 block by the mean |coefficient| of the 1024 level-1 coefficients,
+the level-2 block by that of the 256 level-2 coefficients). A signed mean of detail coefficients
+is close to 0 and would blow up; dividing per image removes the global illumination scale, the
+stated motivation. An image whose level is all zeros keeps zeros.
 """
 
 from __future__ import annotations

@@ -70,8 +70,9 @@ def grid_runs(X, y, *, dataset, grid, seeds, llcfs_key="llcfs", metrics=("acc", 
     the k-means that discretises it draws, with the run's stream
     ``derive_seed(seed, dataset, key)`` (key ``llcfs_key`` for LLC-fs, the stream of the
     experiment's LLC-fs method, so that its (30, 1) point is the experiment's run for run;
-    ``"llc"`` for LLC). LLC is configured as spec methods-seed Appendix A: linear kernel with a
-    constant feature, mutual neighbours, row-normalised k-means. A k with no valid
+    ``"llc"`` for LLC). LLC is configured as LLC-fs is (Zeng & Cheung 2009 say both
+    use mutual neighbours): linear kernel with a constant feature, mutual neighbours,
+    row-normalised k-means. A k with no valid
     neighbourhood (k >= n) is left out, with a log line.
 
     Returns
@@ -406,7 +407,7 @@ def claims_table(table, summary, taus, *, digits, genes, default, candidates=(),
         claim = (f"claim: the {top_pixels} top-ranked pixels cover the discriminative regions; "
                  f"ours: ")
         if ds in taus and _tie_at(taus[ds], top_pixels):
-            # e.g. tau never left the uniform start (a degenerate first graph, spec 2.7): the
+            # e.g. tau never left the uniform start (a degenerate first graph, no tau signal): the
             # top pixels are decided by index order, not by tau
             rows.append(_row(_name(ds), "Fig. 1", f"top {top_pixels} pixels",
                              "discriminative_share", np.nan, np.nan,

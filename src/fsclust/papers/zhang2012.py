@@ -2,11 +2,12 @@
 
 The generic evaluate step does the ranking and the clustering: one trial per seed, each
 method's ranking (FRMV on FRCM's ensemble of the same trial), the single-start k-means sweep
-(``init="random"``, ``n_init=1``, spec methods-seed 5.6, seed ``derive_seed(seed, dataset,
-clusterer)``) and, for every method and trial, the k-means of its informative subset (score >
-mean + sd; the sweep rows marked ``selected_by = mean_plus_std``). This module tabulates and
-plots what it wrote, from the paths the rules give it (``step(inputs, outputs, **settings)``,
-called by ``scripts/paper.py``). It never refits a ranker; two small computations stay here:
+(``init="random"``, ``n_init=1``: decision, the 40 trials average over initialisations; seed
+``derive_seed(seed, dataset, clusterer)``) and, for every method and trial, the k-means of its
+informative subset (score > mean + sd; the sweep rows marked ``selected_by = mean_plus_std``).
+This module tabulates and plots what it wrote, from the paths the rules give it (``step(inputs,
+outputs, **settings)``, called by ``scripts/paper.py``). It never refits a ranker; two small
+computations stay here:
 
 * Table 2's PCA row (a projection at FRCM's subset size of the trial, then the same
   single-start k-means: no ranking, so not a sweep point), in :func:`table2_figures12`;
