@@ -391,11 +391,13 @@ EXTRA_COMPARISONS = {}
 
 def experiment_outputs(experiment):
     """What an experiment's target builds: its tables, figures and comparison, or, for an
-    experiment of rankings only (no clusterer: unlabelled sets), its rankings."""
+    experiment of rankings only (no clusterer: unlabelled sets), its rankings; and its
+    provenance.json."""
     exp = EXPERIMENTS[experiment]
     if not exp["clusterers"]:
         return [
             *EXTRA_OUTPUTS.get(experiment, []),
+            f"results/{experiment}/provenance.json",
             *sorted(
                 {
                     rankings_output(experiment, ds, method)
@@ -409,6 +411,7 @@ def experiment_outputs(experiment):
         f"results/{experiment}/tables/best.md",
         f"results/{experiment}/figures",
         f"results/{experiment}/paper_vs_ours.tsv",
+        f"results/{experiment}/provenance.json",
     ]
 
 
