@@ -18,7 +18,7 @@ rule aggregate:
             patterns=["{dataset}.png"],
             caption="../report/figure.rst",
             category="{experiment}",
-            subcategory="figures",
+            subcategory="{dataset}",
             labels={"dataset": "{dataset}"},
         ),
     log:
