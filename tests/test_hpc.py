@@ -31,6 +31,7 @@ LOCAL_RULES = [
     "download",
     "aggregate",
     "compare",
+    "provenance",
     "zeng2008_report",
     "maldonado2015_tables",
     "zhang2012_table2_figures12",

@@ -66,6 +66,7 @@ _RESERVED = {
     "aggregate",
     "figure",
     "compare",
+    "provenance",
 }
 CATALOG = load_catalog(config["datasets_sheet"])
 EXPERIMENTS = config["experiments"]

@@ -1,10 +1,11 @@
-# Tables, figures and comparisons take seconds and read many small files: under a cluster
-# executor they run on the submitting host, like the downloads (download.smk). Snakemake submits
-# a rule of a `group:` even when it is listed here, so a rule that should run locally must not
-# also be in group "tables".
+# Tables, figures, comparisons and provenance take seconds and read many small files: under a
+# cluster executor they run on the submitting host, like the downloads (download.smk).
+# Snakemake submits a rule of a `group:` even when it is listed here, so none of them is in a
+# group.
 localrules:
     aggregate,
     compare,
+    provenance,
     zeng2008_report,
     maldonado2015_tables,
     zhang2012_table2_figures12,

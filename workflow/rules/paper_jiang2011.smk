@@ -52,8 +52,6 @@ rule jiang2011_figures:
         "benchmarks/{paper}/jiang2011_figures.tsv"
     wildcard_constraints:
         paper=names_pattern(JIANG2011),
-    group:
-        "tables"
     conda:
         ENV
     threads: 1

@@ -167,8 +167,6 @@ rule maldonado2015_tables:
         "benchmarks/{paper}/maldonado2015_tables.tsv"
     wildcard_constraints:
         paper=names_pattern(MALDONADO2015),
-    group:
-        "tables"
     conda:
         ENV
     threads: 1

@@ -62,8 +62,6 @@ rule zeng2008_report:
         "benchmarks/{paper}/zeng2008_report.tsv"
     wildcard_constraints:
         paper=names_pattern(ZENG2008),
-    group:
-        "tables"
     conda:
         ENV
     threads: 1

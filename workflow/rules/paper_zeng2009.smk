@@ -159,8 +159,6 @@ rule zeng2009_report:
         "benchmarks/{paper}/zeng2009_report.tsv"
     wildcard_constraints:
         paper=names_pattern(ZENG2009),
-    group:
-        "tables"
     conda:
         ENV
     threads: 1

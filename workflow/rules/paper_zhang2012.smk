@@ -115,8 +115,6 @@ rule zhang2012_table2_figures12:
         "benchmarks/{paper}/paper/table2_figures12.tsv"
     wildcard_constraints:
         paper=names_pattern(ZHANG2012),
-    group:
-        "tables"
     conda:
         ENV
     threads: 1
@@ -186,8 +184,6 @@ rule zhang2012_figures34:
         "benchmarks/{paper}/paper/figures34.tsv"
     wildcard_constraints:
         paper=names_pattern(ZHANG2012),
-    group:
-        "tables"
     conda:
         ENV
     threads: 1

@@ -21,8 +21,6 @@ rule provenance:
         "logs/{experiment}/provenance.log",
     benchmark:
         "benchmarks/{experiment}/provenance.tsv"
-    group:
-        "tables"
     conda:
         ENV
     threads: 1

@@ -25,8 +25,6 @@ rule aggregate:
         "logs/{experiment}/aggregate.log",
     benchmark:
         "benchmarks/{experiment}/aggregate.tsv"
-    group:
-        "tables"
     conda:
         ENV
     threads: 1
@@ -58,8 +56,6 @@ rule compare:
         "logs/{experiment}/compare.log",
     benchmark:
         "benchmarks/{experiment}/compare.tsv"
-    group:
-        "tables"
     conda:
         ENV
     threads: 1
