@@ -3,14 +3,74 @@
 Every writer in the package goes through :func:`atomic_path`: it yields a temporary path in the
 destination's directory (same file system, so the final ``os.replace`` is atomic), and moves it
 into place only when the block finished without an exception.
+
+A write that fails because of where it writes (a full disk, a folder without write
+permission, a read-only file system, a file standing where a folder should be) raises
+:class:`OutputError`, whose message is one line naming the path and the fix; any other error
+propagates unchanged. Either way no temporary file is left behind.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 from pathlib import Path
+
+_NO_SPACE = {errno.ENOSPC: "no space left on device"}
+if hasattr(errno, "EDQUOT"):  # not on Windows
+    _NO_SPACE[errno.EDQUOT] = "disk quota exceeded"
+_NOT_WRITABLE = {errno.EACCES, errno.EPERM, errno.EROFS}
+_NOT_A_FOLDER = {errno.ENOTDIR, errno.EEXIST}
+
+
+class OutputError(OSError):
+    """An output cannot be written because of where it goes; ``str()`` is one line naming the
+    path and the fix. ``errno`` and ``filename`` are those of the underlying error (an
+    ``OSError``, so ``except OSError`` still catches it)."""
+
+    def __str__(self):
+        return self.strerror
+
+
+def _existing_ancestor(path):
+    """``path`` or the nearest folder above it that exists (what a failed mkdir met)."""
+    for candidate in (path, *path.parents):
+        if candidate.exists():
+            return candidate
+    return path
+
+
+def output_error(err, path):
+    """The :class:`OutputError` for ``err``, an ``OSError`` met writing ``path``, or None when
+    the error is not one of where the output goes."""
+    path = Path(path)
+    if isinstance(err, OutputError) or not isinstance(err, OSError):
+        return None
+    if err.errno in _NO_SPACE:
+        message = (f"{_NO_SPACE[err.errno]} writing {path}: free space on that disk "
+                   f"(df -h {_existing_ancestor(path.parent)}) or move the folder to a larger disk "
+                   "and leave a symlink in its place, then rerun the same command")
+    elif err.errno in _NOT_WRITABLE:
+        folder = _existing_ancestor(path.parent)
+        if err.errno == errno.EROFS:
+            message = (f"cannot write {path}: {folder} is on a read-only file system; run from "
+                       "a writable copy of the workflow, or make the folder a symlink to a "
+                       "writable disk")
+        else:
+            message = (f"cannot write {path}: no write permission in {folder}; make it "
+                       f"writable (chmod -R u+w {folder}) or run from a copy of the workflow "
+                       "in a folder you own")
+    elif err.errno in _NOT_A_FOLDER:
+        blocker = next((p for p in reversed(path.parents) if p.exists() and not p.is_dir()), None)
+        if blocker is None:
+            return None
+        message = (f"cannot write {path}: {blocker} is a file where a folder should be; move "
+                   "or delete it, then rerun the same command")
+    else:
+        return None
+    return OutputError(err.errno, message, str(path))
 
 
 @contextlib.contextmanager
@@ -35,10 +95,16 @@ def atomic_path(path, suffix=None):
     'hello'
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     if suffix is None:
         suffix = "".join(path.suffixes) or ".tmp"
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=path.parent)
+    except OSError as err:
+        wrapped = output_error(err, path)
+        if wrapped is None:
+            raise
+        raise wrapped from err
     os.close(fd)
     tmp = Path(tmp)
     try:
@@ -46,8 +112,15 @@ def atomic_path(path, suffix=None):
         # mkstemp creates the file 0600; give it the permissions a plain open() would
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
+    except BaseException as err:
+        with contextlib.suppress(OSError):  # never hide the error that got us here
+            tmp.unlink(missing_ok=True)
+        # only a full disk is surely the output's fault inside the block (an EACCES there
+        # may come from reading some input)
+        if isinstance(err, OSError) and err.errno in _NO_SPACE:
+            wrapped = output_error(err, path)
+            if wrapped is not None:
+                raise wrapped from err
         raise
 
 
