@@ -1,18 +1,32 @@
 # fsclust: unsupervised feature selection for clustering, reproduced end to end.
 # Quick start: see README.md. Experiments are blocks of config/config.yaml and of one file per
 # paper under config/experiments/.
+from pathlib import Path
+
 from snakemake.utils import min_version
 
 min_version("9.0")
 
 
 configfile: "config/config.yaml"
-# Each paper's experiments and paper block live in a file of their own.
-configfile: "config/experiments/zeng2008.yaml"
-configfile: "config/experiments/maldonado2015.yaml"
-configfile: "config/experiments/zhang2012.yaml"
-configfile: "config/experiments/zeng2009.yaml"
-configfile: "config/experiments/jiang2011.yaml"
+
+
+# Each paper's experiments and paper block live in a file of their own. They are merged here
+# rather than with more `configfile:` lines, each of which would print "Config file ... is
+# extended by additional config specified via the command line" on every call; the command
+# line (--config, --configfile) still wins, applied last as Snakemake does.
+from snakemake.common.configfile import load_configfile
+from snakemake.utils import update_config
+
+for _paper_config in [
+    "config/experiments/zeng2008.yaml",
+    "config/experiments/maldonado2015.yaml",
+    "config/experiments/zhang2012.yaml",
+    "config/experiments/zeng2009.yaml",
+    "config/experiments/jiang2011.yaml",
+]:
+    update_config(config, load_configfile(str(Path(workflow.basedir) / _paper_config)))
+update_config(config, workflow.config_settings.overwrite_config or {})
 
 
 include: "workflow/rules/common.smk"
