@@ -299,3 +299,23 @@ def test_other_errors_pass_unchanged_and_leave_no_temp_file(tmp_path):
         with atomic_path(tmp_path / "c.tsv"):
             raise PermissionError(errno.EACCES, "Permission denied", "data/raw/x")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_file_where_the_results_folder_should_be_is_a_one_line_error(tmp_path):
+    import shutil
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[1]
+    work = tmp_path / "wf"
+    work.mkdir()
+    for part in ("Snakefile", "workflow", "scripts", "config", "envs", "src"):
+        src = repo / part
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, work / part)
+    (work / "results").write_text("not a folder\n")
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1", "--dry-run"],
+                          cwd=work, capture_output=True, text=True)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "results is a file where the workflow's results/ folder should be" in out
+    assert "NotADirectoryError" not in out

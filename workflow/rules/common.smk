@@ -93,6 +93,28 @@ def _check_params(where, cls, params):
             )
 
 
+def _check_output_folders():
+    """The folders the workflow writes: a clear one-line error before Snakemake builds its job
+    graph (it would fail there with a traceback on a file named `results`)."""
+    import os
+
+    for name in ("results", "data", "logs", "benchmarks"):
+        folder = Path(name)
+        if folder.exists() and not folder.is_dir():
+            raise ValueError(
+                f"{name} is a file where the workflow's {name}/ folder should be; move or "
+                "delete it, then rerun the same command"
+            )
+        if folder.is_dir() and not os.access(folder, os.W_OK | os.X_OK):
+            raise ValueError(
+                f"cannot write in {name}/: no write permission; make it writable "
+                f"(chmod -R u+w {name}) or run from a copy of the workflow in a folder you own"
+            )
+
+
+_check_output_folders()
+
+
 def _check_config():
     """Errors that name the wrong key and list the valid values."""
     from fsclust.registry import clusterer_class, ranker_class
