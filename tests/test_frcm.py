@@ -75,7 +75,7 @@ def test_constant_feature_scores_zero_and_ranks_last():
     X = np.column_stack([rng.randn(30, 3), np.full(30, 2.0)])
     frcm = FRCM(n_partitions=10, random_state=0).fit(X)
     assert frcm.scores_[3] == pytest.approx(0.0, abs=1e-12)
-    assert frcm.ranking_[-1] == 3
+    assert frcm.feature_order_[-1] == 3
 
 
 def test_consensus_and_scores_are_reproducible_and_seed_dependent():
@@ -83,7 +83,7 @@ def test_consensus_and_scores_are_reproducible_and_seed_dependent():
     a = FRCM(n_partitions=15, random_state=5).fit(X)
     b = FRCM(n_partitions=15, random_state=5).fit(X)
     c = FRCM(n_partitions=15, random_state=6).fit(X)
-    assert np.array_equal(a.ranking_, b.ranking_) and np.array_equal(a.scores_, b.scores_)
+    assert np.array_equal(a.feature_order_, b.feature_order_) and np.array_equal(a.scores_, b.scores_)
     assert not np.array_equal(a.ensemble_, c.ensemble_)
     M = a.consensus_matrix_
     assert np.array_equal(M, M.T) and np.all(np.diag(M) == 1)
@@ -104,7 +104,7 @@ def test_planted_cluster_feature_ranks_at_the_top():
     groups = np.repeat([-4.0, 0.0, 4.0], 30)
     X = np.column_stack([groups + rng.randn(90), rng.randn(90, 39)])
     frcm = FRCM(n_partitions=50, random_state=0).fit(X)
-    assert 0 in frcm.ranking_[:2]  # top 5 % of 40 features
+    assert 0 in frcm.feature_order_[:2]  # top 5 % of 40 features
 
 
 def test_arimm_of_perfect_affinity_is_one():

@@ -197,7 +197,7 @@ def test_constant_features_are_left_out_and_ranked_last():
     assert constant.sum() >= 2
     fsfs = FSFS(k=3).fit(X)
     d_active = int((~constant).sum())
-    assert set(fsfs.ranking_[d_active:]) == set(np.flatnonzero(constant))
+    assert set(fsfs.feature_order_[d_active:]) == set(np.flatnonzero(constant))
     assert not constant[fsfs.subset_].any()
     for m in (1, 10, d_active - 1):
         assert not constant[fsfs.subset(m)].any()
@@ -259,14 +259,14 @@ def test_ranking_and_scores():
     X = _digits()
     fsfs = FSFS(k=4).fit(X)
     d = X.shape[1]
-    assert np.array_equal(np.sort(fsfs.ranking_), np.arange(d))
-    assert np.array_equal(fsfs.ranking_[: fsfs.subset_.size], fsfs.retention_order_)
+    assert np.array_equal(np.sort(fsfs.feature_order_), np.arange(d))
+    assert np.array_equal(fsfs.feature_order_[: fsfs.subset_.size], fsfs.retention_order_)
     assert np.array_equal(np.sort(fsfs.retention_order_), fsfs.subset_)
-    assert np.array_equal(np.argsort(-fsfs.scores_, kind="stable"), fsfs.ranking_)
+    assert np.array_equal(np.argsort(-fsfs.scores_, kind="stable"), fsfs.feature_order_)
     # the removed features, last removed first
     run = fsfs._run(fsfs.k_)
     n_kept = fsfs.subset_.size
-    removed = fsfs.ranking_[n_kept : n_kept + run.removed.size]
+    removed = fsfs.feature_order_[n_kept : n_kept + run.removed.size]
     assert np.array_equal(removed, fsfs._active[run.removed[::-1]])
 
 

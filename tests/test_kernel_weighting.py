@@ -108,7 +108,7 @@ def test_blocked_equals_cached(data):
     for other in (_fit(X, memory_limit=budget), _fit(X), _fit(X, block_size=13)):
         np.testing.assert_allclose(other.weights_, cached.weights_, rtol=1e-12, atol=1e-14)
         np.testing.assert_allclose(other.objective_history_, cached.objective_history_, rtol=1e-12)
-        np.testing.assert_array_equal(other.ranking_, cached.ranking_)
+        np.testing.assert_array_equal(other.feature_order_, cached.feature_order_)
         np.testing.assert_array_equal(other.labels_, cached.labels_)
 
 
@@ -136,7 +136,7 @@ def test_feature_kernels_are_psd_with_inverse_degree_diagonal(data):
 def test_relevant_features_get_the_top_weights(seed):
     X, y = _blobs(seed=seed, n_per=30, d=100, relevant=5, shift=4.0)
     model = _fit(X)
-    assert set(model.ranking_[:5]) == set(range(5))
+    assert set(model.feature_order_[:5]) == set(range(5))
     # the integrated clustering finds the clusters
     assert sorted(np.bincount(model.labels_)) == [30, 30, 30]
 
@@ -146,7 +146,7 @@ def test_constant_feature_excluded_and_ranked_last(data):
     Xc = np.column_stack([X[:, :10], np.full(X.shape[0], 2.5), X[:, 10:]])
     model = _fit(Xc)
     assert model.weights_[10] == 0.0 and model.bandwidths_[10] == 0.0
-    assert model.ranking_[-1] == 10
+    assert model.feature_order_[-1] == 10
     np.testing.assert_allclose(np.delete(model.weights_, 10), _fit(X).weights_, rtol=1e-12)
 
 

@@ -70,7 +70,7 @@ def _toy(seed=0, n_noise=4):
 def test_toy_relevant_features_survive_and_rank_first():
     X, y = _toy()
     model = KPKMeans(n_clusters=3, step="normalized", random_state=0).fit(X, y)
-    assert sorted(model.ranking_[:2].tolist()) == [0, 1]
+    assert sorted(model.feature_order_[:2].tolist()) == [0, 1]
     assert {0, 1} <= set(model.selected_features_.tolist())
     assert model.accuracy_path_.shape == model.n_features_path_.shape
 
@@ -79,12 +79,12 @@ def test_elimination_is_nested_ranking_total_and_objective_decreases_in_a_round(
     X, y = _toy(1)
     model = KPKMeans(n_clusters=3, step="normalized", max_step=0.02, random_state=1).fit(X)
     assert np.all(np.diff(model.n_features_path_) < 0)  # the alive set shrinks
-    assert sorted(model.ranking_.tolist()) == list(range(X.shape[1]))
+    assert sorted(model.feature_order_.tolist()) == list(range(X.shape[1]))
     eliminated = [entry[2] for entry in model.elimination_log_]
     assert np.all(model.v_[eliminated] == 0) and np.all(model.v_[model.selected_features_] > 0)
     # last eliminated first after the kept ones
     n_sel = model.n_features_selected_
-    assert model.ranking_[n_sel] == eliminated[-1]
+    assert model.feature_order_[n_sel] == eliminated[-1]
     # within the first round (fixed partition) small steps decrease F
     first_round = [r for r, *_ in model.elimination_log_].count(1)
     steps_round1 = model.elimination_log_[0][1] if first_round else 0

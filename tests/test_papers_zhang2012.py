@@ -203,14 +203,14 @@ def test_figure3_reads_the_stored_consensus_matrix_and_ensemble(run, tmp_path):
         assert raw["consensus_matrix"].dtype == np.uint8  # stored as counts
 
     ranking = read_ranking(Path(run["rankings"][dataset, "frcm"]) / "seed1.tsv")["index"].to_numpy()
-    assert np.array_equal(ranking, frcm.ranking_)
+    assert np.array_equal(ranking, frcm.feature_order_)
     rows = pd.DataFrame(zhang2012.consensus_selection(
         ds.X, ds.y, ds.n_classes, dataset, 1, ranking, ensemble, M, CLUSTERER,
         n_clusters_range=range(2, 5), fraction=0.25))
     # the computation before the port, on the refitted arrays
     n_top = 6
     old = []
-    nmi = evaluate(ds.y, _kmeans(ds.X[:, frcm.ranking_[:n_top]], 3, 1, dataset), ["nmi"])["nmi"]
+    nmi = evaluate(ds.y, _kmeans(ds.X[:, frcm.feature_order_[:n_top]], 3, 1, dataset), ["nmi"])["nmi"]
     old += [("FRCM", k, nmi) for k in range(2, 5)]
     for k in range(2, 5):
         rs = derive_seed(1, dataset, "consensus", k)

@@ -133,7 +133,7 @@ def test_alpha_unit_norm_nonnegative_sum(shape):
     model = _fit(np.random.RandomState(6).randn(n, D), n_clusters=k)
     assert np.linalg.norm(model.scores_) == pytest.approx(1.0, abs=1e-12)
     assert model.scores_.sum() >= 0
-    np.testing.assert_array_equal(model.ranking_, np.argsort(-model.scores_, kind="stable"))
+    np.testing.assert_array_equal(model.feature_order_, np.argsort(-model.scores_, kind="stable"))
 
 
 def test_dense_and_matrix_free_paths_agree(monkeypatch):
@@ -175,7 +175,7 @@ def test_constant_features_get_zero_weight_and_rank_last():
     X[:, [3, 12]] = 2.5
     model = _fit(X, n_clusters=3)
     assert model.scores_[3] == 0.0 and model.scores_[12] == 0.0
-    assert set(model.ranking_[-2:].tolist()) == {3, 12}
+    assert set(model.feature_order_[-2:].tolist()) == {3, 12}
     assert np.linalg.norm(model.scores_) == pytest.approx(1.0, abs=1e-12)
 
 

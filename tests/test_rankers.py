@@ -61,8 +61,44 @@ def test_variance_score_ranks_by_variance(data):
     selector = VarianceScore().fit(data)
     np.testing.assert_allclose(selector.scores_, data.var(axis=0))
     order = np.argsort(-data.var(axis=0), kind="stable")
-    assert list(selector.ranking_) == list(order)
-    assert selector.ranking_[-1] == data.shape[1] - 1  # the constant feature
+    assert list(selector.feature_order_) == list(order)
+    assert selector.feature_order_[-1] == data.shape[1] - 1  # the constant feature
+
+
+def _every_ranker():
+    from fsclust.rankers.evsfsc import EVSFSC
+    from fsclust.rankers.frcm import FRCM
+    from fsclust.rankers.frmv import FRMV
+    from fsclust.rankers.fsfs import FSFS
+    from fsclust.rankers.gha import GHA
+    from fsclust.rankers.kernel_weighting import KernelWeightingClustering
+    from fsclust.rankers.kpkmeans import KPKMeans
+    from fsclust.rankers.llcfs import LLCFS
+    from fsclust.rankers.mcfs import MCFS
+    from fsclust.rankers.pca import PCARanking
+    from fsclust.rankers.qalpha import QAlpha
+    from fsclust.rankers.spec import SPEC
+    from fsclust.rankers.uff import UFF
+
+    return [VarianceScore(), LaplacianScore(), FRCM(n_partitions=5, random_state=0), UFF(),
+            FRMV(n_partitions=5, random_state=0), KPKMeans(n_clusters=3, random_state=0),
+            PCARanking(), GHA(n_epochs=5, random_state=0), SPEC(), MCFS(n_clusters=3),
+            KernelWeightingClustering(n_clusters=3, random_state=0),
+            LLCFS(n_clusters=3, n_neighbors=5, max_iter=5, random_state=0),
+            QAlpha(n_clusters=3, random_state=0), EVSFSC(n_clusters=3),
+            FSFS(n_features_to_select=2)]
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("ranker", _every_ranker(), ids=lambda r: type(r).__name__)
+def test_ranking_is_the_rank_of_each_feature_in_the_feature_order(data, ranker):
+    # scikit-learn's RFE.ranking_ convention: ranking_[j] is feature j's rank, 1 = best
+    ranker.fit(data)
+    d = data.shape[1]
+    assert np.issubdtype(ranker.ranking_.dtype, np.integer)
+    assert np.array_equal(np.sort(ranker.feature_order_), np.arange(d))
+    assert np.array_equal(ranker.ranking_[ranker.feature_order_], np.arange(1, d + 1))
+    assert ranker.ranking_[d - 1] == d  # the constant feature is last
 
 
 @pytest.mark.parametrize("ranker", [VarianceScore(), LaplacianScore()])
@@ -72,7 +108,7 @@ def test_sweep_over_m_needs_no_refit(data, ranker):
     assert ranker.transform(data).shape == data.shape  # None keeps every feature
     for m in range(1, data.shape[1] + 1):
         Xm = ranker.set_params(n_features_to_select=m).transform(data)
-        top = np.sort(ranker.ranking_[:m])
+        top = np.sort(ranker.feature_order_[:m])
         np.testing.assert_array_equal(Xm, data[:, top])
         np.testing.assert_array_equal(ranker.get_support(indices=True), top)
     assert ranker.scores_ is scores  # nothing was refitted
@@ -121,7 +157,7 @@ def test_constant_feature_scores_inf_and_comes_last(data):
     selector = LaplacianScore().fit(data)
     constant = data.shape[1] - 1
     assert selector.scores_[constant] == np.inf
-    assert selector.ranking_[-1] == constant
+    assert selector.feature_order_[-1] == constant
     assert selector.constant_mask_[constant]
 
 
@@ -171,7 +207,7 @@ def test_complete_uniform_graph_values(self_loops, expected):
 
 def test_relevant_features_rank_first(data):
     selector = LaplacianScore(n_features_to_select=2).fit(data)
-    assert set(selector.ranking_[:2]) == {1, 4}
+    assert set(selector.feature_order_[:2]) == {1, 4}
     assert set(selector.get_support(indices=True)) == {1, 4}
 
 
@@ -208,7 +244,7 @@ def test_numerator_variant_is_the_pairwise_sum_and_prefers_small_variance(data):
     assert numerator[1] == pytest.approx(0.01 * numerator[0])
     selector = LaplacianScore(variant="numerator").fit(data)
     assert selector.scores_[-1] == 0.0  # constant: raw 0 ...
-    assert selector.ranking_[-1] == data.shape[1] - 1  # ... but still ranked last
+    assert selector.feature_order_[-1] == data.shape[1] - 1  # ... but still ranked last
 
 
 def test_unknown_variant_is_refused(data):

@@ -44,7 +44,7 @@ def test_spec_perfect_indicator_ranks_first_under_all_styles():
         assert model.higher_is_better == (style == "phi3")
     # the estimator with its own Gaussian graph also puts the indicator first
     X2 = np.column_stack([0.3 * rng.randn(n), 5.0 * indicator])
-    assert SPEC(style="phi2").fit(X2).ranking_[0] == 1
+    assert SPEC(style="phi2").fit(X2).feature_order_[0] == 1
 
 
 def test_spec_gamma_power_matches_eigen_form_and_constants_last():
@@ -59,7 +59,7 @@ def test_spec_gamma_power_matches_eigen_form_and_constants_last():
     np.testing.assert_allclose(spec_scores(X, W, "phi1", power=2), (lam[:, None] ** 2 * alpha**2).sum(0),
                                atol=1e-10)
     Xc = np.column_stack([X, np.full(30, 2.0)])
-    assert SPEC(style="phi1", power=2).fit(Xc).ranking_[-1] == 4
+    assert SPEC(style="phi1", power=2).fit(Xc).feature_order_[-1] == 4
 
 
 def test_mcfs_scores_are_max_abs_coefficients_and_sign_invariant():

@@ -46,7 +46,7 @@ def test_a_method_without_random_choices_is_ranked_once_for_every_seed(blobs, tm
     assert a.read_bytes() == b.read_bytes()
     info = json.loads((out / "rankings" / "seed1.json").read_text())
     assert info["shared_by_seeds"] is True and info["seed"] == 1
-    expected = rank_features(X, "variance").ranking_
+    expected = rank_features(X, "variance").feature_order_
     assert read_ranking(a)["index"].tolist() == expected.tolist()
 
 
@@ -58,7 +58,7 @@ def test_a_random_method_is_fitted_per_seed_with_the_seed_of_its_name(blobs, tmp
         direct = rank_features(X, "gha", spec["params"], n_clusters=3,
                                random_state=derive_seed(seed, "blobs", "gha"))
         got = read_ranking(out / "rankings" / f"seed{seed}.tsv")["index"].to_numpy()
-        assert np.array_equal(got, direct.ranking_)
+        assert np.array_equal(got, direct.feature_order_)
         assert "shared_by_seeds" not in json.loads((out / "rankings" / f"seed{seed}.json").read_text())
 
 
@@ -80,7 +80,7 @@ def test_a_method_that_draws_only_its_labels_is_fitted_once_and_relabelled(blobs
         # the same labels, hence metrics, as a fit with this seed's own stream
         assert info["labels_metrics"] == score(y, direct.labels_, ["acc", "nmi"])
         got = read_ranking(out / "rankings" / f"seed{seed}.tsv")["index"].to_numpy()
-        assert np.array_equal(got, direct.ranking_)
+        assert np.array_equal(got, direct.feature_order_)
 
 
 def test_sweep_has_every_seed_clusterer_and_m_of_the_grid(blobs, tmp_path):
@@ -128,7 +128,7 @@ def test_frmv_reads_the_ensemble_frcm_kept(blobs, tmp_path):
     direct = rank_features(X, "frmv", {**frmv["params"], "ensemble": fitted.ensemble_},
                            n_clusters=3, random_state=derive_seed(3, "blobs", "frmv"))
     got = read_ranking(out / "rankings" / "frmv" / "seed3.tsv")["index"].to_numpy()
-    assert np.array_equal(got, direct.ranking_)
+    assert np.array_equal(got, direct.feature_order_)
 
 
 def test_selected_by_reads_the_n_of_another_method(tmp_path):
@@ -152,7 +152,7 @@ def test_informative_point_is_the_mean_plus_sd_subset_and_the_top_of_the_ranking
     m = steps.informative_count(ranker, X)
     keep = mean_plus_std_rule(ranker.scores_, False, constant_features(X))
     assert m == keep.sum() > 0
-    assert set(ranker.ranking_[:m]) == set(np.flatnonzero(keep))
+    assert set(ranker.feature_order_[:m]) == set(np.flatnonzero(keep))
     points, grid, marks = steps.sweep_grid([2, {"informative": "mean_plus_std"}], X.shape[1], 0,
                                            {}, ranker=ranker, X=X)
     assert marks[m] == ["mean_plus_std"] and m in points

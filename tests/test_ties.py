@@ -34,7 +34,7 @@ def test_no_ranking_of_the_quick_experiment_is_decided_by_a_tie(dataset, method)
     spec = QUICK["methods"][method]
     ranker = rank_features(ds.X, spec["method"], spec.get("params"), n_clusters=ds.n_classes)
     grid = resolve_grid(QUICK["sweep"]["n_features"], ds.X.shape[1])
-    assert tied_cuts(ranker.scores_, ranker.ranking_, grid, ranker.constant_mask_) == []
+    assert tied_cuts(ranker.scores_, ranker.feature_order_, grid, ranker.constant_mask_) == []
 
 
 def test_evaluate_records_tie_decided_cuts(tmp_path):

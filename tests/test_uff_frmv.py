@@ -39,7 +39,7 @@ def test_uff_zero_column_contributes_nothing_when_d_exceeds_n():
     X[:, 5] = 0.0
     uff = UFF().fit(X)
     assert uff.scores_[5] == pytest.approx(0.0, abs=1e-12)
-    assert uff.ranking_[-1] == 5
+    assert uff.feature_order_[-1] == 5
     assert 5 not in uff.selected_features_
 
 
@@ -83,7 +83,7 @@ def test_frmv_scores_in_range_and_constant_last():
     X = np.column_stack([rng.randn(30, 5), np.ones(30)])
     frmv = FRMV(n_partitions=8, random_state=0).fit(X)
     assert frmv.scores_.min() >= 1 and frmv.scores_.max() <= 6
-    assert frmv.ranking_[-1] == 5
+    assert frmv.feature_order_[-1] == 5
     assert frmv.rank_matrix_.shape == (8, 6)
 
 
@@ -96,7 +96,7 @@ def test_frmv_indicator_feature_ranks_first(relevance):
     # every view sees all features, so every view finds the two groups
     frmv = FRMV(n_partitions=10, relevance=relevance, k_mode="fixed", n_clusters=2,
                 subspace_frac=1.0, random_state=0).fit(X)
-    assert frmv.ranking_[0] in (0, 1)
+    assert frmv.feature_order_[0] in (0, 1)
 
 
 def test_frmv_shares_a_precomputed_ensemble_exactly():

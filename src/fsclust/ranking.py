@@ -32,7 +32,7 @@ def ranking_table(ranker, feature_names, *, with_index=False):
     >>> ranking_table(VarianceScore().fit(X), ["a", "b", "c"])["feature"].tolist()
     ['c', 'b', 'a']
     """
-    order = np.asarray(ranker.ranking_)
+    order = np.asarray(ranker.feature_order_)
     names = np.asarray(feature_names, dtype=object)
     if names.shape[0] != order.shape[0]:
         raise ValueError(f"{names.shape[0]} feature names for {order.shape[0]} ranked features")

@@ -111,9 +111,10 @@ def load_view(data_path, dataset, seed, class_draw=None):
     return ds
 
 
-# Fitted attributes a method may expose beyond scores_/ranking_, kept in the ranking's sidecar
-# JSON: iteration counts, objective histories, the number of features a method selects itself
-# (n_features_selected_), and its own clustering (labels_, evaluated against the classes).
+# Fitted attributes a method may expose beyond scores_, ranking_ and feature_order_, kept in the
+# ranking's sidecar JSON: iteration counts, objective histories, the number of features a
+# method selects itself (n_features_selected_), and its own clustering (labels_, evaluated
+# against the classes).
 SIDECAR_ATTRIBUTES = ("n_iter_", "objective_history_", "n_features_selected_", "t_",
                       "selected_features_", "accuracy_path_", "n_features_path_",
                       "effective_features_history_", "isolated_history_",
@@ -448,11 +449,11 @@ def evaluate(data_path, sweep_path, *, dataset, methods, rankings_dir, seeds, cl
                     info["shared_by_seeds"] = True
                 points, grid, marks = sweep_grid(method_grid(spec, grid_spec), d, seed,
                                                  references, ranker=ranker, X=ds.X)
-                if hasattr(ranker, "scores_") and hasattr(ranker, "ranking_"):
+                if hasattr(ranker, "scores_") and hasattr(ranker, "feature_order_"):
                     from fsclust.rankers.base import tied_cuts
 
                     # a top-m set decided by a tie is decided by round-off or index order
-                    ties = tied_cuts(ranker.scores_, ranker.ranking_, points,
+                    ties = tied_cuts(ranker.scores_, ranker.feature_order_, points,
                                      getattr(ranker, "constant_mask_", None))
                     info["tied_cuts"] = ties
                     if ties:

@@ -12,7 +12,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 __all__ = ["FeatureRanker", "constant_features", "mean_plus_std_rule", "ranking_from_scores",
-           "tied_cuts"]
+           "ranks_from_order", "tied_cuts"]
 
 
 def constant_features(X):
@@ -34,6 +34,30 @@ def constant_features(X):
     X = np.asarray(X, dtype=np.float64)
     scale = np.maximum(1.0, np.max(np.abs(X), axis=0))
     return np.ptp(X, axis=0) <= 1e-12 * scale
+
+
+def ranks_from_order(order):
+    """Rank of each feature (1 = best) from the feature indices best first.
+
+    Parameters
+    ----------
+    order : array-like of shape (D,), int
+        A permutation of ``range(D)``, best first.
+
+    Returns
+    -------
+    ranks : ndarray of shape (D,), int
+        ``ranks[order[i]] == i + 1``, scikit-learn's ``RFE.ranking_`` convention.
+
+    Examples
+    --------
+    >>> ranks_from_order([2, 0, 1])
+    array([2, 3, 1])
+    """
+    order = np.asarray(order, dtype=np.intp)
+    ranks = np.empty(order.shape[0], dtype=np.intp)
+    ranks[order] = np.arange(1, order.shape[0] + 1)
+    return ranks
 
 
 def ranking_from_scores(scores, higher_is_better, constant_mask=None):
@@ -77,9 +101,10 @@ def ranking_from_scores(scores, higher_is_better, constant_mask=None):
     return np.argsort(-oriented, kind="stable")
 
 
-def tied_cuts(scores, ranking, grid, constant_mask=None, rtol=1e-12):
+def tied_cuts(scores, order, grid, constant_mask=None, rtol=1e-12):
     """The sizes m of ``grid`` whose top-m set is decided by a tie: the m-th and (m+1)-th
-    ranked features have scores within ``rtol * max|score|``.
+    ranked features have scores within ``rtol * max|score|``; ``order`` is the feature
+    indices best first (a ranker's ``feature_order_``).
 
     Such a cut is decided by round-off or by index order, not by the method: the selected set
     is arbitrary. Constant features are left out (they rank last and change no distance, so a
@@ -91,8 +116,8 @@ def tied_cuts(scores, ranking, grid, constant_mask=None, rtol=1e-12):
     [2]
     """
     scores = np.asarray(scores, dtype=np.float64)
-    ranking = np.asarray(ranking, dtype=int)
-    d = ranking.size
+    order = np.asarray(order, dtype=int)
+    d = order.size
     usable = np.ones(d, dtype=bool) if constant_mask is None else ~np.asarray(constant_mask,
                                                                               dtype=bool)
     finite = np.isfinite(scores)
@@ -101,7 +126,7 @@ def tied_cuts(scores, ranking, grid, constant_mask=None, rtol=1e-12):
     for m in sorted({int(m) for m in grid}):
         if not 1 <= m < d:
             continue
-        a, b = ranking[m - 1], ranking[m]
+        a, b = order[m - 1], order[m]
         if not (usable[a] and usable[b] and finite[a] and finite[b]):
             continue
         if abs(scores[a] - scores[b]) <= rtol * scale:
@@ -179,7 +204,10 @@ class FeatureRanker(SelectorMixin, BaseEstimator):
     ----------
     scores_ : ndarray of shape (n_features,)
         Raw scores.
-    ranking_ : ndarray of shape (n_features,)
+    ranking_ : ndarray of shape (n_features,), int
+        Rank of each feature, 1 = best (scikit-learn's ``RFE.ranking_`` convention);
+        ``ranking_[j] - 1`` is the position of feature ``j`` in ``feature_order_``.
+    feature_order_ : ndarray of shape (n_features,), int
         Feature indices, best first; NaN scores and constant features last.
     constant_mask_ : ndarray of shape (n_features,), bool
         The constant features (``ptp(f) <= 1e-12 * max(1, max|f|)``), ranked last.
@@ -196,8 +224,10 @@ class FeatureRanker(SelectorMixin, BaseEstimator):
     ...         return np.abs(X.mean(axis=0))
     >>> X = np.array([[1.0, 0.0, 2.0], [3.0, 0.5, 2.0]])
     >>> ranker = MeanMagnitude(n_features_to_select=1).fit(X)
-    >>> ranker.ranking_  # the constant third feature goes last despite its score
+    >>> ranker.feature_order_  # the constant third feature goes last despite its score
     array([0, 1, 2])
+    >>> ranker.ranking_  # the rank of each feature, 1 = best
+    array([1, 2, 3])
     >>> ranker.get_support()
     array([ True, False, False])
     """
@@ -240,12 +270,18 @@ class FeatureRanker(SelectorMixin, BaseEstimator):
                 f"{type(self).__name__}: all {varying.size} scores are equal "
                 f"({float(varying[0]):.6g}); the ranking is the column order, not the method's",
                 RuntimeWarning, stacklevel=2)
-        self.ranking_ = ranking_from_scores(scores, self.higher_is_better, self.constant_mask_)
+        self._set_feature_order(
+            ranking_from_scores(scores, self.higher_is_better, self.constant_mask_))
         self._n_selected()  # a bad n_features_to_select fails here, not later in transform
         return self
 
     def _score(self, X, rng):
         raise NotImplementedError
+
+    def _set_feature_order(self, order):
+        """Set ``feature_order_`` (indices best first) and ``ranking_`` (ranks, 1 = best)."""
+        self.feature_order_ = np.asarray(order, dtype=np.intp)
+        self.ranking_ = ranks_from_order(self.feature_order_)
 
     def _scores_use_random_state(self):
         """Whether ``scores_`` depend on ``random_state``.
@@ -279,5 +315,5 @@ class FeatureRanker(SelectorMixin, BaseEstimator):
     def _get_support_mask(self):
         check_is_fitted(self)
         mask = np.zeros(self.n_features_in_, dtype=bool)
-        mask[self.ranking_[: self._n_selected()]] = True
+        mask[self.feature_order_[: self._n_selected()]] = True
         return mask

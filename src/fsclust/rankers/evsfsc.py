@@ -199,7 +199,7 @@ class EVSFSC(FeatureRanker):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(60, 5))
     >>> X[:30, 2] += 4.0
-    >>> EVSFSC(n_clusters=2).fit(X).ranking_[0]
+    >>> EVSFSC(n_clusters=2).fit(X).feature_order_[0]
     np.int64(2)
     """
 

@@ -57,7 +57,10 @@ class FRCM(FeatureRanker):
     scores_ : ndarray of shape (n_features,)
         ``z``, ARImm of each feature's affinity against ``M``; larger is better. A constant
         feature has ``A = 1`` and ``z = 0``; it is ranked last.
-    ranking_ : ndarray of shape (n_features,)
+    ranking_ : ndarray of shape (n_features,), int
+        Rank of each feature, 1 = best (the position in ``feature_order_`` + 1).
+    feature_order_ : ndarray of shape (n_features,), int
+        Feature indices, best first; constant features last.
     consensus_matrix_ : ndarray of shape (n_samples, n_samples)
         ``M``: symmetric, unit diagonal.
     ensemble_ : ndarray of shape (n_partitions, n_samples)
@@ -97,7 +100,7 @@ class FRCM(FeatureRanker):
     >>> groups = np.repeat([0.0, 4.0, 8.0], 20)
     >>> X = np.column_stack([groups + rng.randn(60), rng.randn(60, 5)])
     >>> frcm = FRCM(n_partitions=20, random_state=0).fit(X)
-    >>> int(frcm.ranking_[0])
+    >>> int(frcm.feature_order_[0])
     0
     >>> frcm.consensus_matrix_.shape, bool(np.allclose(np.diag(frcm.consensus_matrix_), 1))
     ((60, 60), True)

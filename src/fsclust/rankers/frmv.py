@@ -60,7 +60,10 @@ class FRMV(FeatureRanker):
     ----------
     scores_ : ndarray of shape (n_features,)
         Mean rank over the views, in ``[1, D]``; smaller is better.
-    ranking_ : ndarray of shape (n_features,)
+    ranking_ : ndarray of shape (n_features,), int
+        Rank of each feature, 1 = best (the position in ``feature_order_`` + 1).
+    feature_order_ : ndarray of shape (n_features,), int
+        Feature indices, best first; constant features last.
     rank_matrix_ : ndarray of shape (T, n_features)
         Rank of each feature in each view.
     ensemble_ : ndarray of shape (T, n_samples)
@@ -90,7 +93,7 @@ class FRMV(FeatureRanker):
     >>> groups = np.repeat([0.0, 5.0], 20)
     >>> X = np.column_stack([groups[:, None] + rng.randn(40, 3), rng.randn(40, 3)])
     >>> frmv = FRMV(n_partitions=20, random_state=0).fit(X)
-    >>> sorted(frmv.ranking_[:3].tolist()), bool(1 <= frmv.scores_.min() <= frmv.scores_.max() <= 6)
+    >>> sorted(frmv.feature_order_[:3].tolist()), bool(1 <= frmv.scores_.min() <= frmv.scores_.max() <= 6)
     ([0, 1, 2], True)
     """
 

@@ -536,12 +536,14 @@ class FSFS(FeatureRanker):
         The same features in retention order.
     k_trace_, eps_trace_ : ndarray
         ``k`` and ``eps = r_{i*}^k`` of each step of that run.
-    ranking_ : ndarray of shape (n_features,)
+    ranking_ : ndarray of shape (n_features,), int
+        Rank of each feature, 1 = best (the position in ``feature_order_`` + 1).
+    feature_order_ : ndarray of shape (n_features,), int
         ``retention_order_``, then the removed features from the last removed to the first
         (within a step: farthest neighbour first), then the constant features.
     scores_ : ndarray of shape (n_features,)
-        Not a measurement (FSFS has none): ``n_features - position in ranking_``, higher
-        is better, so that ``ranking_`` is the base class's ranking of ``scores_``.
+        Not a measurement (FSFS has none): ``n_features + 1 - ranking_``, higher is better,
+        so that ``feature_order_`` is the base class's ordering of ``scores_``.
     constant_mask_ : ndarray of shape (n_features,), bool
     n_features_in_ : int
 
@@ -560,7 +562,7 @@ class FSFS(FeatureRanker):
       decreasing dissimilarity to their nearest neighbour in ``R`` (ties to the lower
       index), so truncation drops the ones with a near copy left first.
     - ``subset(m)`` for ``m > D' - 1`` (more than the run at ``k = 1`` keeps) continues
-      into ``ranking_`` of that run.
+      into ``feature_order_`` of that run.
     - The run stops when ``k`` reaches 1 (the paper's "if k = 1 go to Step 8"), also when
       the initial ``k`` is 1 (one step), so two near copies can both stay; Mitra's released
       code goes on at ``k = 1``.

@@ -78,7 +78,7 @@ class GHA(FeatureRanker):
     components_ : ndarray of shape (n_components, n_features)
     n_iter_ : int
         Epochs run.
-    ranking_, constant_mask_, n_features_in_
+    ranking_, feature_order_, constant_mask_, n_features_in_
 
     Notes
     -----
@@ -96,7 +96,7 @@ class GHA(FeatureRanker):
     >>> rng = np.random.RandomState(0)
     >>> f = rng.randn(200)
     >>> X = np.column_stack([f, f + 0.1 * rng.randn(200), rng.randn(200), rng.randn(200)])
-    >>> sorted(GHA(random_state=0).fit(X).ranking_[:2].tolist())
+    >>> sorted(GHA(random_state=0).fit(X).feature_order_[:2].tolist())
     [0, 1]
     """
 

@@ -158,7 +158,9 @@ class KernelWeightingClustering(FeatureRanker):
         The weights ``w`` (higher is better); 0 for constant features.
     weights_ : ndarray of shape (n_features,)
         The same weights, under the paper's name.
-    ranking_ : ndarray of shape (n_features,)
+    ranking_ : ndarray of shape (n_features,), int
+        Rank of each feature, 1 = best (the position in ``feature_order_`` + 1).
+    feature_order_ : ndarray of shape (n_features,), int
         Feature indices, largest weight first; constant features last.
     constant_mask_ : ndarray of shape (n_features,), bool
     bandwidths_ : ndarray of shape (n_features,)
@@ -208,7 +210,7 @@ class KernelWeightingClustering(FeatureRanker):
     >>> X = rng.randn(60, 20)
     >>> X[:, :3] += 6 * y[:, None]
     >>> model = KernelWeightingClustering(n_clusters=3, random_state=0).fit(X)
-    >>> sorted(model.ranking_[:3].tolist())
+    >>> sorted(model.feature_order_[:3].tolist())
     [0, 1, 2]
     >>> bool(np.isclose(np.linalg.norm(model.weights_), 1.0))
     True

@@ -188,7 +188,9 @@ class KPKMeans(FeatureRanker):
         Final scaling factors; 0 for eliminated features.
     scores_ : ndarray of shape (n_features,)
         ``v_`` (larger is better).
-    ranking_ : ndarray of shape (n_features,)
+    ranking_ : ndarray of shape (n_features,), int
+        Rank of each feature, 1 = best (the position in ``feature_order_`` + 1).
+    feature_order_ : ndarray of shape (n_features,), int
         The selected features by ``v`` descending, then the eliminated ones in reverse order of
         elimination (ties within one step by the factor before the step, descending); constant
         features last. A total order, so the top-m of any m is defined.
@@ -256,7 +258,7 @@ class KPKMeans(FeatureRanker):
     >>> centres = np.repeat([[0.0, 0.0], [4.0, 0.0], [0.0, 4.0]], 30, axis=0)
     >>> X = np.hstack([centres + rng.randn(90, 2) * 0.5, rng.randn(90, 6)])
     >>> model = KPKMeans(n_clusters=3, step="normalized", random_state=0).fit(X)
-    >>> sorted(model.ranking_[:2].tolist())
+    >>> sorted(model.feature_order_[:2].tolist())
     [0, 1]
     """
 
@@ -393,8 +395,8 @@ class KPKMeans(FeatureRanker):
             self.accuracy_path_ = np.array([clustering_accuracy(y, lab) for lab in self.labels_path_])
         self.constant_mask_ = constant_features(X)
         self.scores_ = v.copy()
-        self.ranking_ = self._total_ranking(v, alive, log, self.constant_mask_)
-        self.selected_features_ = self.ranking_[: int(alive.sum())]
+        self._set_feature_order(self._total_ranking(v, alive, log, self.constant_mask_))
+        self.selected_features_ = self.feature_order_[: int(alive.sum())]
         self.selected_features_ = self.selected_features_[v[self.selected_features_] > 0]
         self.n_features_selected_ = int(self.selected_features_.size)
         self._n_selected()

@@ -51,7 +51,9 @@ class LaplacianScore(FeatureRanker):
     scores_ : ndarray of shape (n_features,)
         ``L_r`` (``"full"``; ``+inf`` for a constant feature) or the numerator
         (``"numerator"``; 0 for a constant feature). Smaller is better.
-    ranking_ : ndarray of shape (n_features,)
+    ranking_ : ndarray of shape (n_features,), int
+        Rank of each feature, 1 = best (the position in ``feature_order_`` + 1).
+    feature_order_ : ndarray of shape (n_features,), int
         Feature indices, smallest score first; constant features last.
     constant_mask_ : ndarray of shape (n_features,), bool
     t_ : float or None
@@ -84,7 +86,7 @@ class LaplacianScore(FeatureRanker):
     >>> groups = np.repeat([0.0, 10.0], 10)
     >>> X = np.column_stack([groups + rng.rand(20), rng.rand(20), np.ones(20)])
     >>> selector = LaplacianScore(n_features_to_select=1, n_neighbors=3).fit(X)
-    >>> selector.ranking_
+    >>> selector.feature_order_
     array([0, 1, 2])
     >>> bool(selector.scores_[0] < selector.scores_[1]), selector.scores_[2]
     (True, np.float64(inf))

@@ -137,7 +137,7 @@ class LLCFS(FeatureRanker):
     >>> X[60:, 1] += 3.0
     >>> X = (X - X.mean(0)) / X.std(0)
     >>> model = LLCFS(n_clusters=2, random_state=0).fit(X)
-    >>> bool(np.isclose(model.scores_.sum(), 1.0)), sorted(model.ranking_[:2].tolist())
+    >>> bool(np.isclose(model.scores_.sum(), 1.0)), sorted(model.feature_order_[:2].tolist())
     (True, [0, 1])
     """
 

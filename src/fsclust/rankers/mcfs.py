@@ -189,7 +189,7 @@ class MCFS(FeatureRanker):
         The normalised lasso coefficients.
     ridge_ : float
         The ridge term used: ``ridge``, or 0.0 when the Gram matrix was too large.
-    ranking_, constant_mask_, t_, n_features_in_
+    ranking_, feature_order_, constant_mask_, t_, n_features_in_
 
     Notes
     -----
@@ -215,7 +215,7 @@ class MCFS(FeatureRanker):
     >>> rng = np.random.RandomState(0)
     >>> groups = np.repeat([0.0, 4.0], 30)
     >>> X = np.column_stack([rng.randn(60), groups + rng.randn(60) * 0.3, rng.randn(60)])
-    >>> MCFS(n_clusters=2, n_nonzero_coefs=1).fit(X).ranking_[0]
+    >>> MCFS(n_clusters=2, n_nonzero_coefs=1).fit(X).feature_order_[0]
     np.int64(1)
     """
 

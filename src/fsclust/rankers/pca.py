@@ -66,7 +66,10 @@ class PCARanking(FeatureRanker):
         ``|w_1j|``; ``sum_j scores_j^2 = 1``. Larger is better.
     components_ : ndarray of shape (n_features,)
         ``w_1`` (deterministic sign).
-    ranking_ : ndarray of shape (n_features,)
+    ranking_ : ndarray of shape (n_features,), int
+        Rank of each feature, 1 = best (the position in ``feature_order_`` + 1).
+    feature_order_ : ndarray of shape (n_features,), int
+        Feature indices, best first; constant features last.
     constant_mask_ : ndarray of shape (n_features,), bool
     n_features_in_ : int
 
@@ -81,7 +84,7 @@ class PCARanking(FeatureRanker):
     >>> rng = np.random.RandomState(0)
     >>> f = rng.randn(100)
     >>> X = np.column_stack([f, f + 0.01 * rng.randn(100), rng.randn(100)])
-    >>> PCARanking().fit(X).ranking_[:2].tolist() in ([0, 1], [1, 0])
+    >>> PCARanking().fit(X).feature_order_[:2].tolist() in ([0, 1], [1, 0])
     True
     """
 

@@ -202,7 +202,9 @@ class QAlpha(FeatureRanker):
     scores_ : ndarray of shape (n_features,)
         The weights ``alpha`` (higher is better): unit norm, sign chosen so that
         ``sum(alpha) >= 0``; 0 for constant features.
-    ranking_ : ndarray of shape (n_features,)
+    ranking_ : ndarray of shape (n_features,), int
+        Rank of each feature, 1 = best (the position in ``feature_order_`` + 1).
+    feature_order_ : ndarray of shape (n_features,), int
         Feature indices, largest weight first; constant features last.
     constant_mask_ : ndarray of shape (n_features,), bool
     Q_ : ndarray of shape (n_samples, n_clusters)
@@ -259,7 +261,7 @@ class QAlpha(FeatureRanker):
     >>> X = rng.randn(60, 30)
     >>> X[:, :3] += 4 * np.eye(3)[y]
     >>> model = QAlpha(n_clusters=3, random_state=0).fit(X)
-    >>> sorted(model.ranking_[:3].tolist())
+    >>> sorted(model.feature_order_[:3].tolist())
     [0, 1, 2]
     >>> bool(np.isclose(np.linalg.norm(model.scores_), 1.0))
     True

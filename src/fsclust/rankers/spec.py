@@ -118,7 +118,9 @@ class SPEC(FeatureRanker):
     Attributes
     ----------
     scores_ : ndarray of shape (n_features,)
-    ranking_ : ndarray of shape (n_features,)
+    ranking_ : ndarray of shape (n_features,), int
+        Rank of each feature, 1 = best (the position in ``feature_order_`` + 1).
+    feature_order_ : ndarray of shape (n_features,), int
         Best first under the style's direction; constant features last.
     t_ : float
     constant_mask_, n_features_in_
@@ -135,7 +137,7 @@ class SPEC(FeatureRanker):
     >>> rng = np.random.RandomState(0)
     >>> groups = np.repeat([0.0, 5.0], 20)
     >>> X = np.column_stack([rng.randn(40), groups + 0.1 * rng.randn(40)])
-    >>> SPEC().fit(X).ranking_.tolist()
+    >>> SPEC().fit(X).feature_order_.tolist()
     [1, 0]
     """
 

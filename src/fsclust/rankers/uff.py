@@ -35,7 +35,10 @@ class UFF(FeatureRanker):
     ----------
     scores_ : ndarray of shape (n_features,)
         ``CE``, larger is better.
-    ranking_ : ndarray of shape (n_features,)
+    ranking_ : ndarray of shape (n_features,), int
+        Rank of each feature, 1 = best (the position in ``feature_order_`` + 1).
+    feature_order_ : ndarray of shape (n_features,), int
+        Feature indices, best first; constant features last.
     entropy_ : float
         ``E(X)``.
     selected_features_ : ndarray of int
@@ -89,7 +92,7 @@ class UFF(FeatureRanker):
         """
         super().fit(X, y)
         keep = mean_plus_std_rule(self.scores_, True, self.constant_mask_, ddof=self.ddof)
-        self.selected_features_ = self.ranking_[keep[self.ranking_]]
+        self.selected_features_ = self.feature_order_[keep[self.feature_order_]]
         self.n_features_selected_ = int(keep.sum())
         return self
 

@@ -19,7 +19,9 @@ class VarianceScore(FeatureRanker):
     ----------
     scores_ : ndarray of shape (n_features,)
         Population variance (``ddof=0``) of each feature.
-    ranking_ : ndarray of shape (n_features,)
+    ranking_ : ndarray of shape (n_features,), int
+        Rank of each feature, 1 = best (the position in ``feature_order_`` + 1).
+    feature_order_ : ndarray of shape (n_features,), int
         Feature indices, largest variance first; constant features last.
     constant_mask_ : ndarray of shape (n_features,), bool
     n_features_in_ : int
@@ -34,8 +36,10 @@ class VarianceScore(FeatureRanker):
     >>> import numpy as np
     >>> X = np.array([[0.0, 1.0, 5.0], [0.0, 3.0, 5.5], [0.0, 5.0, 6.0]])
     >>> selector = VarianceScore(n_features_to_select=2).fit(X)
-    >>> selector.ranking_
+    >>> selector.feature_order_
     array([1, 2, 0])
+    >>> selector.ranking_
+    array([3, 1, 2])
     >>> selector.transform(X).shape
     (3, 2)
     """
