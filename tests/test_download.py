@@ -357,3 +357,21 @@ def test_network_failure_names_the_url(tmp_path, monkeypatch):
         fetch(entry, dest)
     assert entry.url in str(info.value)
     assert list(dest.parent.iterdir()) == []
+
+
+def test_a_full_disk_during_a_download_is_not_called_a_network_failure(tmp_path, monkeypatch):
+    import errno
+
+    entry = _entry_for(tmp_path, b"payload")
+
+    class _FullDisk(_FakeResponse):
+        def read(self, *args):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(download_module.urllib.request, "urlopen",
+                        lambda request, timeout: _FullDisk(b"payload"))
+    dest = tmp_path / "raw" / "toy.txt"
+    with pytest.raises(OSError, match="no space left on device writing") as info:
+        fetch(entry, dest)
+    assert "network" not in str(info.value)
+    assert list(dest.parent.iterdir()) == []

@@ -217,3 +217,18 @@ def test_grid_values_above_d_are_dropped_with_a_warning(caplog):
         points, grid, marks = steps.sweep_grid([2, 4, 16, 32], 8, 0, {})
     assert points == [2, 4, 8]
     assert "sweep n_features 16, 32 above d = 8" in caplog.text
+
+
+def test_a_sweep_that_cannot_be_written_leaves_no_rankings(blobs, tmp_path, monkeypatch):
+    import errno
+
+    data, _, _ = blobs
+
+    def full_disk(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(steps, "write_table_atomic", full_disk)
+    with pytest.raises(OSError):
+        _evaluate(data, tmp_path, {"variance": {"method": "variance"}})
+    leftovers = [p.name for p in (tmp_path / "job").iterdir()] if (tmp_path / "job").exists() else []
+    assert leftovers == []

@@ -409,7 +409,12 @@ def evaluate(data_path, sweep_path, *, dataset, methods, rankings_dir, seeds, cl
         final = Path(rankings_dir)
         tmp_dir = final.parent / f".{final.name}.tmp"
         shutil.rmtree(tmp_dir, ignore_errors=True)
-        tmp_dir.mkdir(parents=True)
+        try:
+            tmp_dir.mkdir(parents=True)
+        except OSError as err:
+            from fsclust._io import output_error
+
+            raise (output_error(err, tmp_dir / "seed0.tsv") or err) from err
         method_dirs = {k: (tmp_dir / k if nested else tmp_dir) for k in order}
         for k in order:
             method_dirs[k].mkdir(parents=True, exist_ok=True)
@@ -500,7 +505,13 @@ def evaluate(data_path, sweep_path, *, dataset, methods, rankings_dir, seeds, cl
     columns = ["dataset", "method", "seed", "clusterer", "n_features", *metrics, "in_grid",
                "selected_by"]
     sweeps = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
-    write_table_atomic(sweeps[columns], sweep_path, float_format="%.10g")
+    try:
+        write_table_atomic(sweeps[columns], sweep_path, float_format="%.10g")
+    except BaseException:
+        # the sweep could not be written (a full disk): leave no rankings of this job either
+        if tmp_dir is not None:
+            shutil.rmtree(tmp_dir, ignore_errors=True)
+        raise
     if tmp_dir is not None:
         if final.exists():
             shutil.rmtree(final)

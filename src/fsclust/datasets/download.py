@@ -23,7 +23,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from fsclust._io import atomic_path
+from fsclust._io import atomic_path, output_error
 
 __all__ = [
     "CHECKSUM_TYPES",
@@ -232,6 +232,10 @@ def _download(entry, url, tmp, timeout):
         with urllib.request.urlopen(request, timeout=timeout) as response, open(tmp, "wb") as fh:
             shutil.copyfileobj(response, fh, _CHUNK)
     except (urllib.error.URLError, TimeoutError, OSError) as err:
+        local = output_error(err, tmp)
+        if local is not None:
+            # a full disk or an unwritable folder here, not the network
+            raise local from err
         raise OSError(
             f"dataset {entry.id!r}: download of {url} failed ({err}); check the network, "
             f"or use an offline mirror (mirror=... / FSCLUST_MIRROR)"
