@@ -6,7 +6,6 @@ import contextlib
 import errno
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -19,6 +18,7 @@ import yaml
 
 from fsclust import _io
 from fsclust._io import OutputError, atomic_path, write_table_atomic, write_text_atomic
+from _workflow import copy_workflow  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -47,9 +47,7 @@ def _workdir(tmp_path, name):
     """A copy of the workflow (not data/ or results/) to run in isolation (as test_workflow)."""
     work = tmp_path / name
     work.mkdir()
-    for part in ("Snakefile", "workflow", "scripts", "config", "envs", "src"):
-        src = REPO / part
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, work / part)
+    copy_workflow(work)
     (work / "faults.yaml").write_text(yaml.safe_dump(FAULTS))
     return work
 
@@ -302,16 +300,12 @@ def test_other_errors_pass_unchanged_and_leave_no_temp_file(tmp_path):
 
 
 def test_a_file_where_the_results_folder_should_be_is_a_one_line_error(tmp_path):
-    import shutil
     import subprocess
     import sys
 
-    repo = Path(__file__).resolve().parents[1]
     work = tmp_path / "wf"
     work.mkdir()
-    for part in ("Snakefile", "workflow", "scripts", "config", "envs", "src"):
-        src = repo / part
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, work / part)
+    copy_workflow(work)
     (work / "results").write_text("not a folder\n")
     proc = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1", "--dry-run"],
                           cwd=work, capture_output=True, text=True)

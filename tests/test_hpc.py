@@ -4,7 +4,6 @@ which rules run on the submitting host, and the pins shared by pyproject.toml an
 import importlib.util
 import json
 import re
-import shutil
 import subprocess
 import sys
 import tomllib
@@ -15,6 +14,7 @@ import yaml
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
+from _workflow import copy_workflow  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 PROFILE = "workflow/profiles/slurm"
@@ -53,9 +53,7 @@ def _workdir(tmp_path):
     """A copy of the workflow (not data/ or results/), so that the dry run lists every job."""
     work = tmp_path / "wf"
     work.mkdir()
-    for part in ("Snakefile", "workflow", "scripts", "config", "envs", "src"):
-        src = REPO / part
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, work / part)
+    copy_workflow(work)
     return work
 
 

@@ -10,6 +10,7 @@ import yaml
 
 from fsclust.papers import jiang2011
 from fsclust.report.paper import PAPER_VS_OURS_COLUMNS
+from _workflow import copy_workflow  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 FIGURES = {"fig2": {"laplacian": "L", "clusterer": "spectral-l", "evsfsc": "evsfsc-l"},
@@ -106,15 +107,12 @@ def test_paper_target_runs_end_to_end(tmp_path, mirror):
     claims appended to paper_vs_ours.tsv, EVSFSC evaluated only by its own clustering, FSFS
     clustered on subsets of exactly m features."""
     import json
-    import shutil
     import subprocess
     import sys
 
     work = tmp_path / "wf"
     work.mkdir()
-    for part in ("Snakefile", "workflow", "scripts", "config", "envs", "src"):
-        src = ROOT / part
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, work / part)
+    copy_workflow(work)
     proc = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2", "jiang2011-small",
                            "--config", f"mirror={mirror}"], cwd=work, capture_output=True,
                           text=True)

@@ -14,6 +14,7 @@ from fsclust.papers import zeng2009
 from fsclust.rankers.llcfs import LLCFS
 from fsclust.report.paper import PAPER_VS_OURS_COLUMNS
 from fsclust.seeds import derive_seed
+from _workflow import copy_workflow  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -168,15 +169,12 @@ def test_paper_target_runs_end_to_end_and_its_grid_repeats_the_experiments_runs(
     the claims appended to the experiment's paper_vs_ours.tsv; the grid's LLC-fs at the paper's
     (k, lambda) scores every run as the experiment's LLC-fs did."""
     import json
-    import shutil
     import subprocess
     import sys
 
     work = tmp_path / "wf"
     work.mkdir()
-    for part in ("Snakefile", "workflow", "scripts", "config", "envs", "src"):
-        src = ROOT / part
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, work / part)
+    copy_workflow(work)
     proc = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2", "zeng2009-small",
                            "--config", f"mirror={mirror}"], cwd=work, capture_output=True,
                           text=True)

@@ -14,6 +14,7 @@ import pytest
 
 from fsclust.provenance import (PACKAGES, config_sha256, git_state, provenance_record,
                                 write_provenance)
+from _workflow import copy_workflow  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -109,9 +110,7 @@ def test_written_atomically_as_json(prepared, tmp_path):
 def test_dry_run_of_the_quick_target_lists_the_provenance_job(tmp_path):
     work = tmp_path / "wf"
     work.mkdir()
-    for part in ("Snakefile", "workflow", "scripts", "config", "envs", "src"):
-        src = REPO / part
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, work / part)
+    copy_workflow(work)
     proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "quick"], cwd=work,
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-4000:]

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from _workflow import copy_workflow  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -118,9 +119,7 @@ def _workdir(tmp_path):
     """A copy of the workflow (not data/ or results/), as in test_workflow.py."""
     work = tmp_path / "run"
     work.mkdir()
-    for part in ("Snakefile", "workflow", "scripts", "config", "envs", "src"):
-        src = REPO / part
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, work / part)
+    copy_workflow(work)
     return work
 
 

@@ -1,7 +1,6 @@
 """The real workflow on a tiny config, with --cores 2 (the slowest test: about a minute)."""
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +9,7 @@ import pandas as pd
 import pytest
 
 import yaml
+from _workflow import copy_workflow  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -38,9 +38,7 @@ def _workdir(tmp_path, name):
     """A copy of the workflow (not data/ or results/) to run in isolation."""
     work = tmp_path / name
     work.mkdir()
-    for part in ("Snakefile", "workflow", "scripts", "config", "envs", "src"):
-        src = REPO / part
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, work / part)
+    copy_workflow(work)
     (work / "tiny.yaml").write_text(yaml.safe_dump(TINY))
     return work
 
