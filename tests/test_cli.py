@@ -101,7 +101,7 @@ BAD_TABLES = {
     "infinite-cell": (_edit("\t4.5\t", "\tinf\t"), ["sample 's6', feature 'c' ('inf')"]),
     "minus-infinite-cell": (_edit("\t4.1\t", "\t-Infinity\t"), ["sample 's8', feature 'c'"]),
     "text-cell": (_edit("\t4.1\t", "\thigh\t"),
-                  ["column 'c' is not numeric: sample 's8' has 'high'", "--label-column c"]),
+                  ["column 'c' is not numeric: line 9 (sample 's8') has 'high'", "--label-column c"]),
     "ragged-row": (_edit("\t4.1\ty", "\ty"), ["line 9 has 4 cells, expected 5"]),
     "all-constant": ("id\ta\tb\tclass\ns1\t1\t2\tx\ns2\t1\t2\ty\ns3\t1\t2\tx\n",
                      ["all 2 feature(s) are constant; nothing to rank"]),

@@ -290,8 +290,10 @@ def test_read_table_labelling_ignores_sample_order(tmp_path):
         ("id,a,b\n", None, "no samples"),
         ("id,a,b\nx,1,2\ny,3\n", None, "ragged"),
         ("id,a,b\nx,1,2\ny,3,high\n", None, "column 'b' is not numeric"),
-        ("id,a,b\nx,1,2\ny,3,\n", None, "column 'b' is not numeric"),
-        ("id,a,b\nx,1,2\ny,3,4\n", "class", "label column 'class' not in the header"),
+        ("id,a,b\nx,1,2\ny,3,\n", None,
+         "the first is line 3, sample 'y', feature 'b' .''.; fix them or pass missing=\"nan\""),
+        ("id,a,b\nx,1,inf\ny,3,4\n", None, "line 2, sample 'x', feature 'b' .'inf'."),
+        ("id,a,b\nx,1,2\ny,3,4\n", "class", "label_column 'class' is not a column of"),
     ],
 )
 def test_malformed_table_is_an_error_naming_the_file(tmp_path, text, label, problem):
@@ -300,6 +302,20 @@ def test_malformed_table_is_an_error_naming_the_file(tmp_path, text, label, prob
     with pytest.raises(ValueError, match=problem) as info:
         read_table(path, label_column=label)
     assert str(path) in str(info.value)
+
+
+def test_read_table_missing_nan_keeps_missing_cells_and_unique_rejects_duplicates(tmp_path):
+    path = tmp_path / "holes.tsv"
+    path.write_text("id\ta\ta\nx\t1\tNA\ny\t-inf\t4\nx\t5\t6\n")
+    X = read_table(path, missing="nan").X
+    assert np.isnan(X[0, 1]) and np.isnan(X[1, 0]) and X[2].tolist() == [5.0, 6.0]
+    with pytest.raises(ValueError, match=r"1 duplicate feature name\(s\): 'a' \(2x\)"):
+        read_table(path, missing="nan", unique=True)
+    path.write_text("id\ta\tb\nx\t1\t2\nx\t3\t4\n")
+    with pytest.raises(ValueError, match=r"1 duplicate sample id\(s\): 'x' \(2x\)"):
+        read_table(path, unique=True)
+    with pytest.raises(ValueError, match="missing must be 'error' or 'nan'"):
+        read_table(path, missing="drop")
 
 
 def test_read_table_unknown_extension_needs_sep(tmp_path):

@@ -13,7 +13,6 @@ is written; the ranking is written atomically, so a failed run leaves no file be
 from __future__ import annotations
 
 import argparse
-import csv
 import inspect
 import os
 import sys
@@ -25,9 +24,8 @@ import yaml
 
 from fsclust import __version__
 
-_SEPARATORS = {".tsv": "\t", ".txt": "\t", ".tab": "\t", ".csv": ","}
-# Cells that hold no number: a blank, the usual missing-value tokens and the infinities.
-_NOT_A_NUMBER = {"", "na", "n/a", "nan", "null", "?"}
+# How read_table's hints name its options on the command line.
+_TABLE_FLAGS = {"label_column": "--label-column", "missing": "--impute median"}
 _SHOW = 5  # names quoted in a message before "..."
 
 
@@ -111,108 +109,36 @@ def _check_output(output):
         raise ValueError(f"--output {output}: directory {parent} is not writable")
 
 
-def _duplicates(names):
-    seen, dup = set(), {}
-    for n in names:
-        if n in seen:
-            dup[n] = dup.get(n, 1) + 1
-        seen.add(n)
-    return dup
-
-
 def _read_input(path, label_column, impute=None):
     """Read the ``--input`` table (samples in rows) into a Dataset, checking it for ``rank``.
 
-    The layout is :func:`fsclust.datasets.read_table`'s. On top of it: feature names and sample
-    ids must be unique, and empty, NaN or infinite cells are an error unless ``impute ==
-    "median"`` replaces each by its column's median (over the finite cells).
+    :func:`fsclust.datasets.read_table` reads it, with unique feature names and sample ids
+    required; empty, NaN or infinite cells are an error unless ``impute == "median"`` replaces
+    each by its column's median (over the finite cells).
     """
-    from fsclust.datasets import Dataset
-    from fsclust.datasets._parse import _encode_labels, _read_lines
+    from fsclust.datasets import read_table
 
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"--input {path}: no such file" if not path.exists()
                          else f"--input {path} is not a file")
-    sep = _SEPARATORS.get(path.suffix.lower())
-    if sep is None:
-        raise ValueError(f"--input {path}: cannot tell the separator from the extension "
-                         f"{path.suffix!r}; name the file .tsv/.txt (tab) or .csv (comma)")
-    rows = list(csv.reader(_read_lines(path), delimiter=sep))
-    header = [c.strip() for c in rows[0]]
-    if len(header) < 2:
-        raise ValueError(f"{path}: the header line has {len(header)} cell(s); expected the "
-                         f"sample-id column and at least one feature column separated by {sep!r}")
-    if len(rows) < 2:
-        raise ValueError(f"{path}: no samples after the header line")
-    for lineno, row in enumerate(rows[1:], start=2):
-        if len(row) != len(header):
-            raise ValueError(f"{path}: ragged rows: line {lineno} has {len(row)} cells, expected "
-                             f"{len(header)} like the header")
-    columns = header[1:]
-    samples = [row[0].strip() for row in rows[1:]]
-    for what, names in (("feature name", columns), ("sample id", samples)):
-        dup = _duplicates(names)
-        if dup:
-            listed = ", ".join(f"{n!r} ({k}x)" for n, k in list(dup.items())[:_SHOW])
-            raise ValueError(f"{path}: {len(dup)} duplicate {what}(s): {listed}"
-                             f"{', ...' if len(dup) > _SHOW else ''}; {what}s must be unique")
-    if label_column is not None and label_column not in columns:
-        raise ValueError(f"--label-column {label_column!r} is not a column of {path}; columns: "
-                         f"{_quote_names(columns, 20)}")
-    label_at = columns.index(label_column) + 1 if label_column is not None else None
-    feature_at = [j for j in range(1, len(header)) if j != label_at]
-    if not feature_at:
-        raise ValueError(f"{path}: no feature columns besides the label column")
-    X = np.empty((len(samples), len(feature_at)))
-    for k, j in enumerate(feature_at):
-        cells = [row[j].strip() for row in rows[1:]]
-        try:
-            X[:, k] = np.array(cells, dtype=np.float64)
-            continue
-        except ValueError:
-            pass
-        for i, cell in enumerate(cells):
-            try:
-                X[i, k] = float(cell)
-            except ValueError:
-                if cell.lower() not in _NOT_A_NUMBER:
-                    raise ValueError(
-                        f"{path}: column {header[j]!r} is not numeric: sample {samples[i]!r} has "
-                        f"{cell!r}; if it holds class labels give --label-column {header[j]}, "
-                        "else remove the column") from None
-                X[i, k] = np.nan
-    bad = ~np.isfinite(X)
+    data = read_table(path, label_column, missing="nan" if impute == "median" else "error",
+                      unique=True, flags=_TABLE_FLAGS)
+    X = data.X
+    bad = np.isnan(X)
     if bad.any():
+        names = data.feature_names
         i, k = np.argwhere(bad)[0]  # row-major: the first bad cell in reading order
-        cell = rows[i + 1][feature_at[k]].strip()
-        if impute != "median":
-            raise ValueError(
-                f"{path}: {int(bad.sum())} empty, NaN or infinite cell(s); the first is sample "
-                f"{samples[i]!r}, feature {columns[feature_at[k] - 1]!r} ({cell!r}); fix them "
-                "or pass --impute median")
-        X[bad] = np.nan
-        medians = np.nanmedian(np.where(bad.all(axis=0), 0.0, X), axis=0)
-        empty = [columns[feature_at[k] - 1] for k in np.flatnonzero(bad.all(axis=0))]
+        empty = [names[j] for j in np.flatnonzero(bad.all(axis=0))]
         if empty:
             raise ValueError(f"{path}: --impute median: feature(s) {_quote_names(empty)} have no "
                              "finite cell to take a median of; remove them")
-        X[bad] = np.take(medians, np.nonzero(bad)[1])
+        X[bad] = np.take(np.nanmedian(X, axis=0), np.nonzero(bad)[1])
         _warn(f"imputed {int(bad.sum())} empty, NaN or infinite cell(s) with their column's "
-              f"median (--impute median); the first was sample {samples[i]!r}, feature "
-              f"{columns[feature_at[k] - 1]!r}")
-    y = class_names = None
-    if label_at is not None:
-        labels = [row[label_at].strip() for row in rows[1:]]
-        if "" in labels:
-            i = labels.index("")
-            raise ValueError(f"{path}: sample {samples[i]!r} has no label in --label-column "
-                             f"{label_column!r}")
-        y, class_names = _encode_labels(labels)
-    return Dataset(X=X, y=y, feature_names=[header[j] for j in feature_at],
-                   sample_names=samples, class_names=class_names,
-                   provenance={"source": "local", "loader": "cli", "path": str(path),
-                               "label_column": label_column})
+              f"median (--impute median); the first was sample {data.sample_names[i]!r}, "
+              f"feature {names[k]!r}")
+    data.provenance.update(loader="cli", impute=impute)
+    return data
 
 
 def _n_clusters(args, params, data, method):

@@ -392,15 +392,34 @@ def read_desouto(path):
     )
 
 
-def read_table(path, label_column=None, sep=None, id_column=True):
+#: Cells read as missing values under ``read_table(missing="nan")`` (case-insensitive).
+MISSING_CELLS = frozenset({"", "na", "n/a", "nan", "null", "?"})
+
+#: How read_table's hints name its options; a caller with other names (the CLI's flags) passes
+#: its own spelling in ``flags``.
+_PYTHON_NAMES = {"label_column": "label_column", "missing": 'missing="nan"'}
+
+
+def _duplicated(names):
+    """Names that occur more than once, with their counts, in first-seen order."""
+    seen, dup = set(), {}
+    for n in names:
+        if n in seen:
+            dup[n] = dup.get(n, 1) + 1
+        seen.add(n)
+    return dup
+
+
+def read_table(path, label_column=None, sep=None, id_column=True, *, missing="error",
+               unique=False, flags=None):
     """Read a samples x features table (users' own data) into a Dataset.
 
     Parameters
     ----------
     path : str or Path
-        ``.tsv`` / ``.txt`` (tab-separated) or ``.csv`` (comma-separated). Line 1 is the header:
-        the sample-id column's name, then the column names. Every later line is a sample id
-        followed by its values. Cells may be quoted.
+        ``.tsv`` / ``.txt`` / ``.tab`` (tab-separated) or ``.csv`` (comma-separated). Line 1 is
+        the header: the sample-id column's name, then the column names. Every later line is a
+        sample id followed by its values. Cells may be quoted.
     label_column : str, optional
         Name of the column holding the class labels; it is removed from the features.
     sep : str, optional
@@ -409,6 +428,15 @@ def read_table(path, label_column=None, sep=None, id_column=True):
         The first column holds the sample ids (default). False: every column is data or the
         label column, and the samples are named ``<file name>:<line>`` (the datamicroarray
         CSV files: a ``labels`` column, then the genes).
+    missing : {"error", "nan"}
+        What an empty, NA, NaN or infinite cell is: an error naming its sample and feature
+        (default), or NaN in ``X`` for the caller to impute (``"nan"``; infinities become NaN
+        too). Any other text is an error either way.
+    unique : bool
+        Require unique feature names and sample ids (an error listing the duplicates). Off by
+        default because published gene tables repeat probe names.
+    flags : dict, optional
+        How the hints name ``label_column`` and ``missing`` (the CLI passes its flags).
 
     Returns
     -------
@@ -419,7 +447,8 @@ def read_table(path, label_column=None, sep=None, id_column=True):
     ------
     ValueError
         Naming the file and the problem: empty file, no samples, ragged rows, a non-numeric
-        or missing value (naming the column, line and value), an unknown label column.
+        or missing value (naming the column, line, sample and value), an unknown label column,
+        duplicate names when ``unique``.
 
     Examples
     --------
@@ -429,7 +458,13 @@ def read_table(path, label_column=None, sep=None, id_column=True):
     >>> ds = read_table(p, label_column="type")
     >>> ds.X.tolist(), ds.feature_names, ds.class_names, ds.y.tolist()
     ([[1.0, 2.0], [3.0, 4.0]], ['a', 'b'], ['bad', 'good'], [1, 0])
+    >>> _ = p.write_text("id,a,b\\nx,1,NA\\ny,3,4\\n")
+    >>> read_table(p, missing="nan").X.tolist()
+    [[1.0, nan], [3.0, 4.0]]
     """
+    if missing not in ("error", "nan"):
+        raise ValueError(f"missing must be 'error' or 'nan', got {missing!r}")
+    name = {**_PYTHON_NAMES, **(flags or {})}
     path = Path(path)
     if sep is None:
         suffix = path.suffix.lower()
@@ -440,7 +475,7 @@ def read_table(path, label_column=None, sep=None, id_column=True):
         else:
             raise ValueError(
                 f"{path}: cannot tell the separator from the extension {suffix!r}; "
-                "use .tsv/.txt (tab) or .csv (comma), or pass sep"
+                "name the file .tsv/.txt (tab) or .csv (comma), or pass sep"
             )
     lines = _read_lines(path)
     rows = list(csv.reader(lines, delimiter=sep))
@@ -456,44 +491,73 @@ def read_table(path, label_column=None, sep=None, id_column=True):
         )
     if len(rows) < 2:
         raise ValueError(f"{path}: no samples after the header line")
-    columns = header[1:]
-    if label_column is not None and label_column not in columns:
-        raise ValueError(
-            f"{path}: label column {label_column!r} not in the header; columns: "
-            f"{', '.join(columns[:20])}{' ...' if len(columns) > 20 else ''}"
-        )
     for lineno, row in enumerate(rows[1:], start=2):
         if len(row) != len(header):
             raise ValueError(
                 f"{path}: ragged rows: line {lineno} has {len(row)} cells, expected "
                 f"{len(header)} like the header; the file may be truncated or damaged"
             )
+    columns = header[1:]
     samples = [row[0].strip() for row in rows[1:]]
+    if unique:
+        for what, names in (("feature name", columns), ("sample id", samples)):
+            dup = _duplicated(names)
+            if dup:
+                listed = ", ".join(f"{n!r} ({k}x)" for n, k in list(dup.items())[:5])
+                raise ValueError(
+                    f"{path}: {len(dup)} duplicate {what}(s): {listed}"
+                    f"{', ...' if len(dup) > 5 else ''}; {what}s must be unique"
+                )
+    if label_column is not None and label_column not in columns:
+        shown = ", ".join(repr(c) for c in columns[:20])
+        raise ValueError(
+            f"{name['label_column']} {label_column!r} is not a column of {path}; columns: "
+            f"{shown}{', ...' if len(columns) > 20 else ''}"
+        )
     label_at = columns.index(label_column) + 1 if label_column is not None else None
     feature_at = [j for j in range(1, len(header)) if j != label_at]
     if not feature_at:
         raise ValueError(f"{path}: no feature columns besides the label column")
     X = np.empty((len(samples), len(feature_at)))
     for k, j in enumerate(feature_at):
-        cells = [row[j] for row in rows[1:]]
+        cells = [row[j].strip() for row in rows[1:]]
         try:
             X[:, k] = np.array(cells, dtype=np.float64)
-            bad = np.flatnonzero(~np.isfinite(X[:, k]))
+            continue
         except ValueError:
-            bad = [i for i, c in enumerate(cells) if not _is_number(c)]
-        if len(bad):
-            i = int(bad[0])
+            pass
+        text = [i for i, c in enumerate(cells)
+                if not _is_number(c) and c.lower() not in MISSING_CELLS
+                and not _is_infinite(c)]
+        if text:
+            i = text[0]
             raise ValueError(
                 f"{path}: column {header[j]!r} is not numeric: line {i + 2} (sample "
-                f"{samples[i]!r}) has {cells[i]!r}; {len(bad)} bad cell(s) in that column. "
-                "Give a class column with label_column, or remove the column"
+                f"{samples[i]!r}) has {cells[i]!r}; {len(text)} such cell(s) in that column. "
+                f"If it holds class labels give {name['label_column']} {header[j]}, else remove "
+                "the column"
             )
+        X[:, k] = [float(c) if c.lower() not in MISSING_CELLS else np.nan for c in cells]
+    bad = ~np.isfinite(X)
+    if bad.any():
+        if missing == "error":
+            i, k = np.argwhere(bad)[0]  # row-major: the first bad cell in reading order
+            cell = rows[i + 1][feature_at[k]].strip()
+            raise ValueError(
+                f"{path}: {int(bad.sum())} empty, NaN or infinite cell(s); the first is line "
+                f"{i + 2}, sample {samples[i]!r}, feature {header[feature_at[k]]!r} ({cell!r}); "
+                f"fix them or pass {name['missing']}"
+            )
+        X[bad] = np.nan
     y = class_names = None
     if label_at is not None:
         labels = [row[label_at].strip() for row in rows[1:]]
         if any(lab == "" for lab in labels):
             i = labels.index("")
-            raise ValueError(f"{path}: line {i + 2} (sample {samples[i]!r}) has no label")
+            raise ValueError(
+                f"{path}: line {i + 2} (sample {samples[i]!r}) has no label in "
+                f"{name['label_column']} {label_column!r}"
+            )
         y, class_names = _encode_labels(labels)
     return Dataset(
         X=X,
@@ -510,6 +574,13 @@ def read_table(path, label_column=None, sep=None, id_column=True):
             "id_column": id_column,
         },
     )
+
+
+def _is_infinite(cell):
+    try:
+        return bool(np.isinf(float(cell)))
+    except ValueError:
+        return False
 
 
 #: Catalog format -> what reads it (for documentation and the CLI's help text).
