@@ -111,3 +111,117 @@ def test_consensus_clusterers_recover_a_planted_partition(consensus):
         pred = average_link_consensus(M, 3)
     assert len(np.unique(pred)) == 3
     assert adjusted_rand(truth, pred) > 0.9
+
+
+# --- METIS (CSPA and HBGF partition with METIS as Strehl & Ghosh and Fern & Brodley did) ---
+
+def _two_blocks(sizes=(12, 12), weak=0.01, seed=0):
+    """Two dense blocks of random similarities in [0.5, 1] joined by one weak edge."""
+    rng = np.random.RandomState(seed)
+    n = sum(sizes)
+    W = np.zeros((n, n))
+    start = 0
+    for size in sizes:
+        block = rng.uniform(0.5, 1.0, (size, size))
+        W[start:start + size, start:start + size] = (block + block.T) / 2
+        start += size
+    W[0, n - 1] = W[n - 1, 0] = weak
+    np.fill_diagonal(W, 0.0)
+    return W, np.repeat(np.arange(len(sizes)), sizes)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_metis_recovers_two_blocks_joined_by_a_weak_edge(seed):
+    from fsclust.consensus import metis_partition
+
+    W, truth = _two_blocks(seed=seed)
+    labels = metis_partition(W, 2, random_state=seed)
+    assert adjusted_rand(truth, labels) == 1.0
+    # the cut is the weak edge alone: no other partition into halves cuts less
+    cut = W[labels[:, None] != labels[None, :]].sum() / 2
+    assert cut == pytest.approx(0.01)
+
+
+def test_metis_parts_are_balanced():
+    from fsclust.consensus import metis_partition
+
+    rng = np.random.RandomState(3)
+    for n in (60, 600):
+        A = rng.rand(n, n)
+        W = (A + A.T) / 2  # no structure: balance alone decides the sizes
+        for k in (2, 3, 4, 5, 7):
+            sizes = np.bincount(metis_partition(W, k, random_state=0), minlength=k)
+            # ufactor = 1 per bisection: sizes n / k within 2 % and one vertex of granularity
+            assert sizes.max() <= 1.02 * n / k + 1, (n, k, sizes)
+            assert sizes.min() >= 0.98 * n / k - 1, (n, k, sizes)
+
+
+def test_metis_is_deterministic_given_the_seed():
+    from fsclust.consensus import metis_partition
+
+    rng = np.random.RandomState(4)
+    A = rng.rand(50, 50)
+    W = (A + A.T) / 2
+    first = metis_partition(W, 4, random_state=11)
+    assert np.array_equal(first, metis_partition(W, 4, random_state=11))
+    assert np.array_equal(first, metis_partition(W, 4, random_state=np.random.RandomState(11)))
+    labels = consensus_matrix(rng.randint(0, 4, (20, 50)))
+    assert np.array_equal(cspa_consensus(labels, 3, random_state=5),
+                          cspa_consensus(labels, 3, random_state=5))
+
+
+def test_metis_integer_weights_are_exact_for_a_consensus_matrix():
+    """T = 100: the entries are multiples of 1/100, scaled by 1000 they are integers."""
+    from fsclust.consensus import WEIGHT_SCALE
+
+    M = consensus_matrix(np.random.RandomState(0).randint(0, 3, (100, 30)))
+    scaled = M * (WEIGHT_SCALE / M.max())
+    assert np.allclose(scaled, np.rint(scaled), atol=1e-9)
+
+
+def test_metis_rejects_bad_graphs():
+    from fsclust.consensus import metis_partition
+
+    with pytest.raises(ValueError, match="symmetric"):
+        metis_partition(np.triu(np.ones((4, 4))), 2)
+    with pytest.raises(ValueError, match="non-negative"):
+        metis_partition(-np.ones((4, 4)), 2)
+    with pytest.raises(ValueError, match="n_parts"):
+        metis_partition(np.ones((4, 4)), 5)
+    with pytest.raises(ValueError, match="partitioner"):
+        cspa_consensus(np.ones((4, 4)), 2, partitioner="kway")
+
+
+def test_hbgf_metis_recovers_a_clear_ensemble():
+    truth = np.repeat([0, 1, 2], 10)
+    labels = np.array([truth, (truth + 1) % 3, truth, (truth + 2) % 3])
+    pred = hbgf_consensus(labels, 3, random_state=0)
+    assert adjusted_rand(truth, pred) == 1.0
+    assert np.array_equal(pred, hbgf_consensus(labels, 3, random_state=0))
+
+
+def test_spectral_partitioner_is_the_spectral_computation():
+    """partitioner="spectral" keeps what CSPA and HBGF computed before METIS."""
+    from sklearn.utils import check_random_state
+
+    from fsclust.cluster import KMeans, SpectralClustering
+    from fsclust.cluster._affinity import _sklearn_seed
+
+    rng = np.random.RandomState(2)
+    labels = rng.randint(0, 4, (15, 40))
+    M = consensus_matrix(labels)
+    W = M.copy()
+    np.fill_diagonal(W, 0.0)
+    expected = SpectralClustering(n_clusters=3, laplacian="sym", affinity="precomputed",
+                                  random_state=7).fit_predict(W)
+    assert np.array_equal(cspa_consensus(M, 3, random_state=7, partitioner="spectral"), expected)
+
+    H = ensemble_incidence(labels).toarray()
+    S = H / np.sqrt(H.sum(axis=1))[:, None] / np.sqrt(H.sum(axis=0))[None, :]
+    U, _, Vt = np.linalg.svd(S, full_matrices=False)
+    emb = np.vstack([U[:, :3], Vt[:3].T])
+    emb /= np.linalg.norm(emb, axis=1, keepdims=True)
+    seed = _sklearn_seed(check_random_state(7))
+    expected = KMeans(n_clusters=3, n_init=10, random_state=seed).fit(emb).labels_[:40]
+    assert np.array_equal(hbgf_consensus(labels, 3, random_state=7, partitioner="spectral"),
+                          expected)

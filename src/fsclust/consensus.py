@@ -7,8 +7,9 @@ The ensemble is the one of Zhang et al. (2012, section 2.1) and of FRMV (Hong et
 clusters drawn uniformly from ``{2, ..., K_max}``, ``K_max = min(floor(sqrt(n)), K_v)``.
 An ensemble is stored as an integer array ``(T, n)`` of labels, one row per partition.
 
-METIS (used by Strehl & Ghosh for CSPA and by Fern & Brodley for HBGF) is not available here;
-both graph partitions are made by spectral clustering instead: CSPA by Ng-Jordan-Weiss
+CSPA (Strehl & Ghosh 2002) and HBGF (Fern & Brodley 2004) partition a graph with METIS, as
+both papers do (``pymetis``, METIS 5; :func:`metis_partition`). ``partitioner="spectral"``
+keeps the spectral partitions used while METIS was thought unavailable: CSPA by Ng-Jordan-Weiss
 spectral clustering of the consensus matrix (:class:`fsclust.cluster.SpectralClustering`,
 ``laplacian="sym"``, precomputed affinity), HBGF by the spectral partition of the
 instance-cluster bipartite graph (Fern & Brodley's own alternative to METIS, section 3.2 of
@@ -18,6 +19,7 @@ their paper), computed with one SVD of the normalised incidence matrix.
 from __future__ import annotations
 
 import numpy as np
+import pymetis
 import scipy.sparse as sp
 from scipy.cluster.hierarchy import fcluster, linkage
 from scipy.spatial.distance import squareform
@@ -36,6 +38,7 @@ __all__ = [
     "ensemble_incidence",
     "hbgf_consensus",
     "max_ensemble_clusters",
+    "metis_partition",
     "random_subspace_ensemble",
 ]
 
@@ -247,11 +250,100 @@ def arimm(M, A):
     return arimm_from_sums(*_pair_sums(M, A))
 
 
-def cspa_consensus(M, n_clusters, random_state=None):
-    """CSPA (Strehl & Ghosh 2002): partition the consensus matrix as a similarity graph.
+PARTITIONERS = ("metis", "spectral")
 
-    METIS is replaced by Ng-Jordan-Weiss spectral clustering of ``M`` with a zero diagonal
-    (:class:`fsclust.cluster.SpectralClustering`, ``laplacian="sym"``).
+#: METIS takes integer edge weights: a similarity graph's weights are scaled so that its largest
+#: weight becomes WEIGHT_SCALE, then rounded (weights that round to 0 are no edge). A consensus
+#: matrix holds multiples of 1/T, so with T dividing 1000 (the paper's T = 100) it is exact.
+WEIGHT_SCALE = 1000
+
+
+def metis_partition(W, n_parts, *, random_state=None, weight_scale=WEIGHT_SCALE, ufactor=1):
+    """Partition the weighted undirected graph ``W`` into ``n_parts`` parts with METIS.
+
+    METIS 5's recursive bisection (``METIS_PartGraphRecursive``, the successor of METIS 4's
+    ``pmetis`` that Strehl & Ghosh's ClusterPack calls) minimises the weight of the cut edges
+    under a balance constraint: each bisection may be unbalanced by ``ufactor / 1000``
+    (``ufactor=1``, METIS's default for recursive bisection), so the parts have nearly equal
+    sizes (measured: within 2 % of ``n / n_parts`` and one vertex), the balanced partitions
+    CSPA and HBGF ask of METIS.
+
+    Parameters
+    ----------
+    W : array-like or scipy.sparse matrix of shape (n, n)
+        Symmetric non-negative similarities; the diagonal is ignored.
+    n_parts : int
+    random_state : int, RandomState instance or None
+        METIS's seed is drawn from it: the same seed gives the same partition.
+    weight_scale : int, default=1000
+        Edge weights are ``rint(W_ij * weight_scale / max W)`` (METIS wants positive integers);
+        an edge whose weight rounds to 0 is left out.
+    ufactor : int, default=1
+        METIS's load imbalance, in thousandths.
+
+    Returns
+    -------
+    labels : ndarray of shape (n,), int
+        Part of each vertex, in ``0..n_parts-1``.
+
+    References
+    ----------
+    Karypis & Kumar (1998), "A fast and high quality multilevel scheme for partitioning
+    irregular graphs", SIAM J. Sci. Comput. 20(1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> W = np.kron(np.eye(2), np.ones((3, 3)))  # two triangles, no edge between them
+    >>> labels = metis_partition(W, 2, random_state=0)
+    >>> bool(labels[0] == labels[1] == labels[2] != labels[3] == labels[4] == labels[5])
+    True
+    """
+    W = sp.csr_matrix(W, dtype=np.float64)
+    n = W.shape[0]
+    if W.ndim != 2 or W.shape != (n, n):
+        raise ValueError(f"W must be a square matrix, got shape {W.shape}.")
+    n_parts = int(n_parts)
+    if not 1 <= n_parts <= n:
+        raise ValueError(f"n_parts={n_parts} must be between 1 and the {n} vertices.")
+    if W.nnz and (W.data.min() < 0 or not np.all(np.isfinite(W.data))):
+        raise ValueError("W must hold finite non-negative similarities (METIS cuts weights).")
+    if abs(W - W.T).max() > 1e-12 * max(1.0, abs(W).max()):
+        raise ValueError("W must be symmetric (an undirected graph); pass (W + W.T) / 2.")
+    rng = check_random_state(random_state)
+    seed = _sklearn_seed(rng)
+    if n_parts == 1:
+        return np.zeros(n, dtype=np.intp)
+    W = W.tolil()
+    W.setdiag(0.0)
+    W = sp.csr_matrix(W)
+    top = W.max() if W.nnz else 0.0
+    if top > 0:
+        W.data = np.rint(W.data * (weight_scale / top))
+    W.eliminate_zeros()
+    W.sort_indices()
+    options = pymetis.Options(seed=seed, ufactor=int(ufactor))
+    eweights = W.data.astype(np.int64) if W.nnz else None
+    graph = pymetis.CSRAdjacency(W.indptr.astype(np.int64), W.indices.astype(np.int64))
+    _, parts = pymetis.part_graph(n_parts, graph, eweights=eweights, recursive=True,
+                                  options=options)
+    return np.asarray(parts, dtype=np.intp)
+
+
+def _check_partitioner(partitioner):
+    if partitioner not in PARTITIONERS:
+        raise ValueError(f"partitioner must be one of {PARTITIONERS}, got {partitioner!r}.")
+
+
+def cspa_consensus(M, n_clusters, random_state=None, partitioner="metis"):
+    """CSPA (Strehl & Ghosh 2002, section 3.1): partition the consensus matrix as a graph.
+
+    The samples are vertices and ``M_ij`` the weight of the edge ``(i, j)``; METIS cuts it into
+    ``n_clusters`` balanced parts of least cut weight (:func:`metis_partition`, weights scaled
+    by 1000 and rounded: exact for ``T`` dividing 1000). ``partitioner="spectral"``:
+    Ng-Jordan-Weiss spectral clustering of ``M`` with a zero diagonal
+    (:class:`fsclust.cluster.SpectralClustering`, ``laplacian="sym"``), used before METIS was
+    installed.
 
     Examples
     --------
@@ -260,22 +352,28 @@ def cspa_consensus(M, n_clusters, random_state=None):
     >>> bool(labels[0] == labels[1] != labels[2] == labels[3])
     True
     """
+    _check_partitioner(partitioner)
     W = np.array(M, dtype=np.float64, copy=True)
     np.fill_diagonal(W, 0.0)
+    if partitioner == "metis":
+        return metis_partition(W, n_clusters, random_state=random_state)
     model = SpectralClustering(n_clusters=n_clusters, laplacian="sym", affinity="precomputed",
                                random_state=random_state)
     return model.fit_predict(W)
 
 
-def hbgf_consensus(labels, n_clusters, random_state=None):
+def hbgf_consensus(labels, n_clusters, random_state=None, partitioner="metis"):
     """HBGF (Fern & Brodley 2004): partition the bipartite graph of instances and clusters.
 
     The graph has an edge of weight 1 between sample i and each cluster that contains it,
-    ``W = [[0, H], [H^T, 0]]``. Its Ng-Jordan-Weiss spectral partition comes from the top
-    ``k`` singular vectors of ``D_1^-1/2 H D_2^-1/2`` (instance degrees ``T``, cluster degrees
-    the cluster sizes): the stacked, row-normalised ``[U; V]`` are clustered by k-means and the
-    instances' labels are returned. METIS is not available; this is the spectral alternative
-    Fern & Brodley describe.
+    ``W = [[0, H], [H^T, 0]]`` (``n + sum_t K_t`` vertices). METIS cuts it into ``n_clusters``
+    balanced parts (:func:`metis_partition`, every vertex of weight 1, as Fern & Brodley ran
+    METIS on this graph); the instances' parts are returned.
+
+    ``partitioner="spectral"``: its Ng-Jordan-Weiss spectral partition from the top ``k``
+    singular vectors of ``D_1^-1/2 H D_2^-1/2`` (instance degrees ``T``, cluster degrees the
+    cluster sizes): the stacked, row-normalised ``[U; V]`` are clustered by k-means; this is the
+    spectral alternative Fern & Brodley describe.
 
     Examples
     --------
@@ -283,9 +381,14 @@ def hbgf_consensus(labels, n_clusters, random_state=None):
     >>> bool(labels[0] == labels[1] != labels[2] == labels[3])
     True
     """
+    _check_partitioner(partitioner)
     labels = np.atleast_2d(np.asarray(labels))
-    H = ensemble_incidence(labels).toarray()
+    H = ensemble_incidence(labels)
     n = H.shape[0]
+    if partitioner == "metis":
+        W = sp.bmat([[None, H], [H.T, None]], format="csr")
+        return metis_partition(W, n_clusters, random_state=random_state)[:n]
+    H = H.toarray()
     d1 = H.sum(axis=1)
     d2 = H.sum(axis=0)
     S = H / np.sqrt(d1)[:, None] / np.sqrt(d2)[None, :]
