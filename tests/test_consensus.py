@@ -151,9 +151,9 @@ def test_metis_parts_are_balanced():
         W = (A + A.T) / 2  # no structure: balance alone decides the sizes
         for k in (2, 3, 4, 5, 7):
             sizes = np.bincount(metis_partition(W, k, random_state=0), minlength=k)
-            # ufactor = 1 per bisection: sizes n / k within 2 % and one vertex of granularity
-            assert sizes.max() <= 1.02 * n / k + 1, (n, k, sizes)
-            assert sizes.min() >= 0.98 * n / k - 1, (n, k, sizes)
+            # ufactor = 1 per bisection: every size within 2 % of n / k, or two vertices on
+            # a small graph (METIS moves whole vertices)
+            assert np.all(np.abs(sizes - n / k) <= max(0.02 * n / k, 2)), (n, k, sizes)
 
 
 def test_metis_is_deterministic_given_the_seed():

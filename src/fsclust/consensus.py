@@ -265,7 +265,8 @@ def metis_partition(W, n_parts, *, random_state=None, weight_scale=WEIGHT_SCALE,
     ``pmetis`` that Strehl & Ghosh's ClusterPack calls) minimises the weight of the cut edges
     under a balance constraint: each bisection may be unbalanced by ``ufactor / 1000``
     (``ufactor=1``, METIS's default for recursive bisection), so the parts have nearly equal
-    sizes (measured: within 2 % of ``n / n_parts`` and one vertex), the balanced partitions
+    sizes (measured on random graphs: within 2 % of ``n / n_parts``, or two vertices on
+    small graphs), the balanced partitions
     CSPA and HBGF ask of METIS.
 
     Parameters
