@@ -176,9 +176,17 @@ def test_paper_target_runs_end_to_end_and_its_grid_repeats_the_experiments_runs(
     work.mkdir()
     copy_workflow(work)
     proc = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2", "zeng2009-small",
-                           "--config", f"mirror={mirror}"], cwd=work, capture_output=True,
-                          text=True)
+                           "reproduction", "--config", f"mirror={mirror}",
+                           "reproduction={papers: [zeng2009-small], "
+                           "target_papers: [zeng2009-small]}"],
+                          cwd=work, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-4000:]
+    # the reproduction summary counts every row of the paper's table once
+    summary = pd.read_csv(work / "results/reproduction.tsv", sep="\t")
+    counted = summary["status"].isin(["reproduced", "explained", "unexplained"])
+    vs_ours = pd.read_csv(work / "results/zeng2009-small/paper_vs_ours.tsv", sep="\t")
+    assert counted.sum() + (~counted).sum() == len(vs_ours.drop_duplicates())
+    assert "| zeng2009-small |" in (work / "results/reproduction.md").read_text()
     paper = work / "results/zeng2009-small/paper"
     for name in ("fig1_usps_tau.png", "fig2_genes_tau.png", "fig3_sensitivity.png",
                  "table2.md", "grid.tsv"):

@@ -67,6 +67,7 @@ _RESERVED = {
     "figure",
     "compare",
     "provenance",
+    "reproduction",
 }
 CATALOG = load_catalog(config["datasets_sheet"])
 EXPERIMENTS = config["experiments"]

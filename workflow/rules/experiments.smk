@@ -6,6 +6,7 @@ localrules:
     aggregate,
     compare,
     provenance,
+    reproduction,
     zeng2008_report,
     maldonado2015_tables,
     zhang2012_table2_figures12,
