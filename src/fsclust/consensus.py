@@ -262,12 +262,11 @@ def metis_partition(W, n_parts, *, random_state=None, weight_scale=WEIGHT_SCALE,
     """Partition the weighted undirected graph ``W`` into ``n_parts`` parts with METIS.
 
     METIS 5's recursive bisection (``METIS_PartGraphRecursive``, the successor of METIS 4's
-    ``pmetis`` that Strehl & Ghosh's ClusterPack calls) minimises the weight of the cut edges
-    under a balance constraint: each bisection may be unbalanced by ``ufactor / 1000``
-    (``ufactor=1``, METIS's default for recursive bisection), so the parts have nearly equal
-    sizes (measured on random graphs: within 2 % of ``n / n_parts``, or two vertices on
-    small graphs), the balanced partitions
-    CSPA and HBGF ask of METIS.
+    ``pmetis``) minimises the weight of the cut edges under a balance constraint: each
+    bisection may be unbalanced by ``ufactor / 1000`` (``ufactor=1``, METIS's default for
+    recursive bisection), so the parts have nearly equal sizes (measured on random graphs:
+    within 2 % of ``n / n_parts``, or two vertices on small graphs), the balanced partitions
+    CSPA and HBGF ask of METIS (Strehl & Ghosh 2002, section 3.1).
 
     Parameters
     ----------

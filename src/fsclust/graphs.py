@@ -281,11 +281,17 @@ def knn_graph(
     self_loops=False,
     allow_isolated=False,
     return_bandwidth=False,
+    metric="euclidean",
 ):
     """Symmetric k-nearest-neighbour graph, as a scipy.sparse CSR matrix.
 
     ``x_j`` is a neighbour of ``x_i`` when it is among the ``n_neighbors`` nearest samples to
     ``x_i``, the sample itself excluded (``include_self=False``).
+
+    ``metric="cosine"``, ``weight="cosine"`` and ``self_loops=True`` is the graph of the usage
+    example of Cai's ``LaplacianScore.m`` (``Metric = 'Cosine'``, ``NeighborMode = 'KNN'``,
+    ``WeightMode = 'Cosine'``, ``constructW`` of that time connecting each sample to itself):
+    the neighbours are the samples of largest cosine similarity, each edge weighs that cosine.
 
     Parameters
     ----------
@@ -297,8 +303,11 @@ def knn_graph(
         Ignored for binary weights.
     t_rule : {"cai", "seed000", "median", "seed003"}, default="cai"
         See :func:`bandwidth`.
-    weight : {"heat", "binary"}, default="heat"
-        ``exp(-d^2 / t)`` or 1 on every edge.
+    weight : {"heat", "binary", "cosine"}, default="heat"
+        ``exp(-d^2 / t)`` (Euclidean metric only), 1, or the cosine similarity
+        ``x_i^T x_j / (||x_i|| ||x_j||)`` (cosine metric only, as Cai's ``constructW``) on every
+        edge. A negative cosine is kept on an edge both ends list (``"or"`` takes the larger of
+        ``W_ij`` and ``W_ji``, an unlisted pair counting 0, as MATLAB's ``max(W, W')``).
     symmetrize : {"or", "and"}, default="or"
         ``"or"``: an edge when either end lists the other, ``W = max(W, W^T)`` (the Laplacian
         Score paper, Cai's code); ``"and"``: mutual kNN, ``W = min(W, W^T)``.
@@ -308,7 +317,10 @@ def knn_graph(
         A node without edges (possible with mutual kNN) raises ``ValueError`` unless allowed.
         Self-loops do not count as edges here.
     return_bandwidth : bool, default=False
-        Also return the ``t`` used (None for binary weights).
+        Also return the ``t`` used (None for binary and cosine weights).
+    metric : {"euclidean", "cosine"}, default="euclidean"
+        The neighbours' distance: Euclidean, or the cosine distance ``1 - cos(x_i, x_j)``
+        (rows scaled to unit length first; a zero row is at cosine 0 from every sample).
 
     Returns
     -------
@@ -334,28 +346,50 @@ def knn_graph(
            [0., 0., 0., 0., 1., 0.]])
     """
     X = _as_float_array(X)
-    # centring does not move the neighbours and reduces round-off in the distances
-    X -= X.mean(axis=0)
+    if metric not in ("euclidean", "cosine"):
+        raise ValueError(f"metric must be 'euclidean' or 'cosine', got {metric!r}.")
+    if weight not in ("heat", "binary", "cosine"):
+        raise ValueError(f"weight must be 'heat', 'binary' or 'cosine', got {weight!r}.")
+    if (weight == "cosine") != (metric == "cosine") and weight != "binary":
+        raise ValueError(
+            f"weight={weight!r} needs metric={'cosine' if weight == 'cosine' else 'euclidean'!r}"
+            f", got metric={metric!r} (heat weights are Euclidean, cosine weights cosine)."
+        )
+    if metric == "cosine":
+        # unit rows: Euclidean neighbours are then the cosine ones (||u - v||^2 = 2 - 2 cos)
+        norms = np.linalg.norm(X, axis=1, keepdims=True)
+        X = X / np.maximum(norms, 1e-10)
+    else:
+        # centring does not move the neighbours and reduces round-off in the distances
+        X -= X.mean(axis=0)
     n = X.shape[0]
     n_neighbors = int(n_neighbors)
     if not 1 <= n_neighbors < n:
         raise ValueError(
             f"n_neighbors={n_neighbors} must be at least 1 and smaller than n_samples={n}."
         )
-    if weight not in ("heat", "binary"):
-        raise ValueError(f"weight must be 'heat' or 'binary', got {weight!r}.")
     if symmetrize not in ("or", "and"):
         raise ValueError(f"symmetrize must be 'or' or 'and', got {symmetrize!r}.")
 
     G = kneighbors_graph(X, n_neighbors, mode="distance", include_self=False)
     G = sp.csr_matrix(G, dtype=np.float64)
-    if weight == "heat":
+    if weight == "cosine":
+        t = None
+        # the cosine of unit rows from their distance; a zero row stays at cosine 0
+        G.data = np.einsum("ij,ij->i", X[np.repeat(np.arange(n), np.diff(G.indptr))],
+                           X[G.indices])
+    elif weight == "heat":
         t = _bandwidth_from_data(X, t_rule) if t is None else _check_t(t)
         G.data = np.exp(-(G.data**2) / t)
     else:
         t = None
         G.data = np.ones_like(G.data)
-    W = G.maximum(G.T) if symmetrize == "or" else G.minimum(G.T)
+    if weight == "cosine" and symmetrize == "and":
+        # cosines may be negative: keep the pairs both ends list (the weights are symmetric)
+        mutual = G.T.astype(bool).astype(np.float64)
+        W = G.multiply(mutual)
+    else:
+        W = G.maximum(G.T) if symmetrize == "or" else G.minimum(G.T)
     W = sp.csr_matrix(W)
     # heat weights that underflow to 0 are no edge at all
     W.eliminate_zeros()

@@ -1,4 +1,5 @@
-"""k-means (Lloyd), a thin wrapper of scikit-learn that pins the defaults that changed."""
+"""k-means (Lloyd), a thin wrapper of scikit-learn that pins the defaults that changed, with
+MATLAB's online phase as an option."""
 
 from __future__ import annotations
 
@@ -32,6 +33,13 @@ class KMeans(ClusterMixin, BaseEstimator):
         Relative tolerance on the centre shift (scikit-learn's definition).
     random_state : int, RandomState instance or None, default=None
         An int for scikit-learn is drawn from ``check_random_state(random_state)``.
+    online_phase : bool, default=False
+        After the batch (Lloyd) passes, move single samples between clusters while a move
+        lowers the sum of squared errors, as MATLAB's ``kmeans`` does by default
+        (``'OnlinePhase', 'on'``): the k-means the MATLAB-era papers ran (with ``init="random"``,
+        MATLAB's ``'Start', 'sample'``). See :func:`online_phase`. With ``n_init > 1`` every
+        restart gets its own online phase and the lowest final SSE is kept, as MATLAB's
+        ``'Replicates'``.
 
     Attributes
     ----------
@@ -41,7 +49,9 @@ class KMeans(ClusterMixin, BaseEstimator):
     inertia_ : float
         Sum of squared distances of the samples to their centre.
     n_iter_ : int
-        Iterations of the best run.
+        Lloyd iterations of the best run.
+    n_moves_ : int
+        Single-sample moves of its online phase (0 without one).
     n_features_in_ : int
 
     References
@@ -61,7 +71,7 @@ class KMeans(ClusterMixin, BaseEstimator):
 
     def __init__(
         self, n_clusters=8, *, init="k-means++", n_init=10, max_iter=300, tol=1e-4,
-        random_state=None,
+        random_state=None, online_phase=False,
     ):
         self.n_clusters = n_clusters
         self.init = init
@@ -69,6 +79,7 @@ class KMeans(ClusterMixin, BaseEstimator):
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
+        self.online_phase = online_phase
 
     def fit(self, X, y=None):
         """Cluster the rows of ``X``.
@@ -85,20 +96,38 @@ class KMeans(ClusterMixin, BaseEstimator):
         X = validate_data(self, X, dtype=np.float64)
         _check_n_clusters(self.n_clusters, X.shape[0])
         rng = check_random_state(self.random_state)
-        self._kmeans = _SklearnKMeans(
+        if not self.online_phase:
+            self._kmeans = self._batch(self.n_init, _sklearn_seed(rng)).fit(X)
+            self.labels_ = self._kmeans.labels_.astype(np.intp, copy=False)
+            self.cluster_centers_ = self._kmeans.cluster_centers_
+            self.inertia_ = float(self._kmeans.inertia_)
+            self.n_iter_ = int(self._kmeans.n_iter_)
+            self.n_moves_ = 0
+            return self
+        best = None
+        # one seed per restart, the first the one a batch-only fit uses
+        for _ in range(int(self.n_init)):
+            batch = self._batch(1, _sklearn_seed(rng)).fit(X)
+            labels, centers, sse, moves = online_phase(
+                X, batch.labels_, self.n_clusters, max_moves=self.max_iter * X.shape[0])
+            if best is None or sse < best[3]:
+                best = (batch, labels, centers, sse, moves)
+        self._kmeans, self.labels_, self.cluster_centers_, self.inertia_, self.n_moves_ = best
+        # predict() finds the nearest of the online phase's centres
+        self._kmeans.cluster_centers_ = self.cluster_centers_
+        self.n_iter_ = int(self._kmeans.n_iter_)
+        return self
+
+    def _batch(self, n_init, seed):
+        return _SklearnKMeans(
             n_clusters=self.n_clusters,
             init=self.init,
-            n_init=self.n_init,
+            n_init=n_init,
             max_iter=self.max_iter,
             tol=self.tol,
             algorithm="lloyd",
-            random_state=_sklearn_seed(rng),
-        ).fit(X)
-        self.labels_ = self._kmeans.labels_.astype(np.intp, copy=False)
-        self.cluster_centers_ = self._kmeans.cluster_centers_
-        self.inertia_ = float(self._kmeans.inertia_)
-        self.n_iter_ = int(self._kmeans.n_iter_)
-        return self
+            random_state=seed,
+        )
 
     def predict(self, X):
         """Index of the nearest centre for each row of ``X``.
@@ -114,3 +143,100 @@ class KMeans(ClusterMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return self._kmeans.predict(X).astype(np.intp, copy=False)
+
+
+def online_phase(X, labels, n_clusters, *, max_moves=None):
+    """MATLAB's k-means online phase: single-sample moves that lower the SSE, to a local minimum.
+
+    Starting from a partition (the batch phase's), repeatedly take the next sample, in cyclic
+    order after the last one moved, that has a move to another cluster lowering the sum of
+    squared errors, and move it there (to the cluster of largest decrease); update both centres
+    and stop when no single move lowers the SSE. Moving ``x`` from cluster ``a`` (``n_a``
+    members, centre ``c_a``) to ``b`` changes the SSE by (MATLAB's ``Del``)
+
+    ``n_b / (n_b + 1) ||x - c_b||^2 - n_a / (n_a - 1) ||x - c_a||^2``;
+
+    a singleton never moves (it would empty its cluster), an empty cluster receives no sample,
+    and a tie means no move. A move must lower the SSE by more than ``1e-12`` of the total
+    sum of squares, so round-off never makes samples cycle.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, D)
+    labels : array-like of shape (n,), int in ``0..n_clusters-1``
+    n_clusters : int
+    max_moves : int or None
+        Stop after so many moves (MATLAB stops at ``MaxIter`` passes: pass ``max_iter * n``).
+
+    Returns
+    -------
+    labels : ndarray of shape (n,), int
+    centers : ndarray of shape (n_clusters, D)
+        Means of the final clusters (zeros for an empty one).
+    sse : float
+    n_moves : int
+
+    References
+    ----------
+    MATLAB ``kmeans`` (Statistics Toolbox, 2006-2012 releases), its "online update" phase;
+    Duda, Hart & Stork (2001), "Pattern Classification", section 10.8.3 (the move criterion).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [3.0], [3.0], [5.0], [11.0]])
+    >>> # {0 | 3, 3, 5, 11} is a Lloyd fixed point (3 is nearer 5.5 than 0), SSE 43
+    >>> labels, centers, sse, moves = online_phase(X, [0, 1, 1, 1, 1], 2)
+    >>> labels.tolist(), sse, moves
+    ([0, 0, 0, 0, 1], 12.75, 3)
+    """
+    X = np.asarray(X, dtype=np.float64)
+    labels = np.array(labels, dtype=np.intp, copy=True)
+    n, k = X.shape[0], int(n_clusters)
+    counts = np.bincount(labels, minlength=k).astype(np.float64)
+    sums = np.zeros((k, X.shape[1]))
+    np.add.at(sums, labels, X)
+    total = float(((X - X.mean(axis=0)) ** 2).sum())
+    tol = 1e-12 * max(total, np.finfo(float).tiny)
+    delta = np.empty((n, k))
+
+    def update(j):
+        # the SSE change of adding each sample to cluster j, or removing each member from it
+        if counts[j] == 0:
+            delta[:, j] = np.inf
+            return
+        d2 = ((X - sums[j] / counts[j]) ** 2).sum(axis=1)
+        member = labels == j
+        factor = np.where(member, counts[j] / max(counts[j] - 1.0, 1.0),
+                          counts[j] / (counts[j] + 1.0))
+        if counts[j] == 1:
+            factor[member] = 0.0  # a singleton: leaving would empty the cluster
+        delta[:, j] = factor * d2
+
+    for j in range(k):
+        update(j)
+    rows = np.arange(n)
+    last, moves = -1, 0
+    limit = np.inf if max_moves is None else int(max_moves)
+    while moves < limit:
+        own = delta[rows, labels]
+        target = np.argmin(delta, axis=1)
+        gain = own - delta[rows, target]
+        candidates = np.flatnonzero(gain > tol)
+        if candidates.size == 0:
+            break
+        i = candidates[np.argmin((candidates - last - 1) % n)]
+        a, b = labels[i], target[i]
+        labels[i] = b
+        counts[a] -= 1
+        counts[b] += 1
+        sums[a] -= X[i]
+        sums[b] += X[i]
+        update(a)
+        update(b)
+        last, moves = i, moves + 1
+    centers = np.zeros_like(sums)
+    filled = counts > 0
+    centers[filled] = sums[filled] / counts[filled, None]
+    sse = float(((X - centers[labels]) ** 2).sum())
+    return labels, centers, sse, moves

@@ -33,13 +33,20 @@ class LaplacianScore(FeatureRanker):
     t_rule : {"cai", "seed000", "median"}, default="cai"
         ``"cai"``: ``t = 2 (mean pairwise distance)^2``, as in Cai's ``constructW``; see
         :func:`fsclust.graphs.bandwidth`.
-    weight : {"heat", "binary"}, default="heat"
-        Edge weights (``"binary"``: the paper's "simple-minded" 0/1 weights).
+    weight : {"heat", "binary", "cosine"}, default="heat"
+        Edge weights (``"binary"``: the paper's "simple-minded" 0/1 weights; ``"cosine"``:
+        the cosine similarity, with ``metric="cosine"`` only).
+    metric : {"euclidean", "cosine"}, default="euclidean"
+        Distance that picks the ``k`` neighbours (:func:`fsclust.graphs.knn_graph`).
+        ``metric="cosine", weight="cosine", self_loops=True`` is the graph of the usage example
+        of Cai's ``LaplacianScore.m`` (``Metric``, ``WeightMode`` ``'Cosine'``, ``k = 5``),
+        which Zhang et al. (2012, section 3.2) cite for ``k = 5``.
     symmetrize : {"or", "and"}, default="or"
         kNN symmetrisation; ``"and"`` is the mutual kNN graph.
     self_loops : bool, default=False
-        ``W_ii = 1`` as scikit-feature's ``construct_W`` does (it changes ``D_g`` and hence the
-        scores). The paper's graph has none.
+        ``W_ii = 1`` as scikit-feature's ``construct_W`` and Cai's ``constructW`` of 2005-2010
+        (``bSelfConnected = 1``) do (it changes ``D_g`` and hence the scores). He et al.'s graph
+        has none.
     variant : {"full", "numerator"}, default="full"
         ``"full"``: the Laplacian Score above. ``"numerator"``: only
         ``sum_ij W_ij (f_ri - f_rj)^2``, as seed 000 (Zeng & Cheung 2008) describes the method;
@@ -57,7 +64,7 @@ class LaplacianScore(FeatureRanker):
         Feature indices, smallest score first; constant features last.
     constant_mask_ : ndarray of shape (n_features,), bool
     t_ : float or None
-        The heat-kernel parameter used (None for binary weights).
+        The heat-kernel parameter used (None for binary and cosine weights).
     n_features_in_ : int
 
     Notes
@@ -96,7 +103,7 @@ class LaplacianScore(FeatureRanker):
 
     def __init__(
         self, n_features_to_select=None, *, n_neighbors=5, t=None, t_rule="cai",
-        weight="heat", symmetrize="or", self_loops=False, variant="full",
+        weight="heat", symmetrize="or", self_loops=False, variant="full", metric="euclidean",
     ):
         self.n_features_to_select = n_features_to_select
         self.n_neighbors = n_neighbors
@@ -106,6 +113,7 @@ class LaplacianScore(FeatureRanker):
         self.symmetrize = symmetrize
         self.self_loops = self_loops
         self.variant = variant
+        self.metric = metric
 
     def _score(self, X, rng):
         if self.variant not in VARIANTS:
@@ -115,6 +123,9 @@ class LaplacianScore(FeatureRanker):
 
     def _graph(self, X):
         if self.n_neighbors is None:
+            if self.metric != "euclidean" or self.weight == "cosine":
+                raise ValueError("the complete graph (n_neighbors=None) is Euclidean with heat "
+                                 "or binary weights; pass n_neighbors for a cosine kNN graph.")
             if self.weight == "binary":
                 W = np.ones((X.shape[0], X.shape[0]))
                 if not self.self_loops:
@@ -127,6 +138,7 @@ class LaplacianScore(FeatureRanker):
         return knn_graph(
             X, n_neighbors=self.n_neighbors, t=self.t, t_rule=self.t_rule, weight=self.weight,
             symmetrize=self.symmetrize, self_loops=self.self_loops, return_bandwidth=True,
+            metric=self.metric,
         )
 
 
