@@ -7,8 +7,9 @@ modifies its input. A *recipe* chains steps; it is the ``preprocess`` column of
 Recipe syntax
 -------------
 ``step;step(arg, arg);...``: step names separated by ``;``, applied left to right. A step takes
-optional numeric arguments in parentheses, matched in order to the step's parameters (see
-:data:`STEPS`). Blanks are ignored and an empty recipe means "no preprocessing". Examples:
+optional arguments in parentheses, matched in order to the step's parameters (see
+:data:`STEPS`): numbers, or for a parameter with named choices (a step's ``choices``
+attribute, e.g. ``haar1280(dataset)``) one of those words. Blanks are ignored and an empty recipe means "no preprocessing". Examples:
 
 * ``standardize``
 * ``threshold(1,16000);log10;standardize`` (Monti et al. 2003 LEUKEMIA: floor 1, ceiling 16000,
@@ -28,10 +29,13 @@ Steps
     base-10 logarithm; every value must be > 0 (threshold with a positive floor first).
 ``divide(divisor)``
     divide every value by ``divisor`` (e.g. 8-bit or 0..16 pixels to [0, 1]).
-``haar1280``
+``haar1280(normalizer)``
     rows are square images flattened row-major (32 x 32 = 1024 pixels); replaced by their
     two-level Haar wavelet features, 1280 for 32 x 32 (Zeng & Cheung 2008 PIE; see
-    :mod:`fsclust.datasets.wavelets`). Monti-style recipes for PIE: ``divide(255);haar1280``.
+    :mod:`fsclust.datasets.wavelets`). ``normalizer`` is ``per_image`` (the default, each
+    level divided by each image's own mean |coefficient|) or ``dataset`` (by the level's mean
+    |coefficient| over the whole dataset): ``divide(255);haar1280`` or
+    ``divide(255);haar1280(dataset)``.
 
 A step that changes the number of features names the new columns with its ``feature_names``
 attribute (a function of the input width), else ``<step>_<j>``.
@@ -185,8 +189,18 @@ def parse_recipe(recipe):
                     f"recipe {recipe!r}: step {name!r} takes at most {len(params)} "
                     f"arguments ({', '.join(params) or 'none'}), got {len(args)}"
                 )
+            choices = getattr(STEPS[name], "choices", {})
             for param, arg in zip(params, args, strict=False):
                 if arg == "":
+                    continue
+                if param in choices:
+                    if arg not in choices[param]:
+                        raise ValueError(
+                            f"recipe {recipe!r}: argument {param}={arg!r} of step {name!r} "
+                            f"must be one of {', '.join(choices[param])}, e.g. "
+                            f"'{name}({choices[param][-1]})'"
+                        )
+                    kwargs[param] = arg
                     continue
                 try:
                     kwargs[param] = float(arg)
@@ -202,7 +216,9 @@ def parse_recipe(recipe):
 def _describe(name, kwargs):
     if not kwargs:
         return name
-    return f"{name}(" + ", ".join(f"{k}={v:g}" for k, v in kwargs.items()) + ")"
+    return f"{name}(" + ", ".join(
+        f"{k}={v}" if isinstance(v, str) else f"{k}={v:g}" for k, v in kwargs.items()
+    ) + ")"
 
 
 def apply_recipe(ds, recipe, **params):
