@@ -11,6 +11,9 @@ from sklearn.utils.validation import validate_data
 from ..graphs import largest_eigenvectors
 from ._affinity import _build_affinity, _check_n_clusters, _sklearn_seed
 
+#: Discretisations of the relaxed Ncut solution (``NormalizedCut(discretization=...)``).
+DISCRETIZATIONS = ("sklearn", "ncutW")
+
 
 class NormalizedCut(ClusterMixin, BaseEstimator):
     """Multiclass normalized cut: spectral relaxation, then Yu & Shi's rotation discretisation.
@@ -44,6 +47,15 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
         I`` with degrees ``W 1 + 2 offset``. Default 0 (the paper).
     min_affinity : float, default=0.0
         Affinities below this value are set to 0 before the cut (the toolbox uses 1e-6).
+    discretization : {"sklearn", "ncutW"}, default="sklearn"
+        ``"sklearn"``: scikit-learn's ``discretize`` (first rotation row a random sample, at
+        most 30 iterations). ``"ncutW"``: the discretisation of Shi's MATLAB code that Zeng &
+        Cheung 2008 downloaded (footnote 1; ``ncutW.m`` -> ``discretisation.m``, Yu & Shi 2003):
+        the first rotation row is the middle sample ``round(n/2)`` (no randomness), at most 20
+        iterations, and an all-zero embedding row (an isolated sample, or affinities swamped
+        by the offset) is assigned to the first cluster as MATLAB's ``max`` does instead of
+        raising. The toolbox's own defaults are ``offset=0.5, min_affinity=1e-6``; they are
+        separate parameters so that each can be studied alone.
     random_state : int, RandomState instance or None, default=None
         Seeds ARPACK's start vector and the first row of the rotation.
 
@@ -86,6 +98,12 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
     - With ``offset == 0`` a diagonal of a precomputed ``W`` is ignored (as scikit-learn does);
       with ``offset > 0`` it is kept and counts in the degrees, as in the toolbox.
     - Labels are renumbered to be consecutive.
+    - Shi's code as run by Zeng & Cheung 2008 (``discretization="ncutW", offset=0.5,
+      min_affinity=1e-6``) was tried on their gene sets at their ``t``: no affinity there
+      exceeds 1e-6 (LEUKEMIA's largest is ~1e-26), the sparsified graph is empty and ncutW
+      returns one cluster of 38 (LEUKEMIA), 194 + 1 + 1 + 1 (LUNG substitute), 99 + 1 + 1 + 1
+      (MULTITISSUE), 243 + five singletons (ST.LEUKEMIA); our default gives 36 + 2,
+      187 + 7 + 3, 73 + 24 + 3 + 2 and 247 + 1: both degenerate, so the default stays.
 
     References
     ----------
@@ -104,7 +122,7 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
 
     def __init__(
         self, n_clusters=8, *, affinity="rbf", t=None, t_rule="seed000", n_neighbors=10,
-        offset=0.0, min_affinity=0.0, random_state=None,
+        offset=0.0, min_affinity=0.0, discretization="sklearn", random_state=None,
     ):
         self.n_clusters = n_clusters
         self.affinity = affinity
@@ -113,6 +131,7 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
         self.n_neighbors = n_neighbors
         self.offset = offset
         self.min_affinity = min_affinity
+        self.discretization = discretization
         self.random_state = random_state
 
     def fit(self, X, y=None, *, sq_distances=None):
@@ -142,12 +161,18 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
         _check_n_clusters(self.n_clusters, X.shape[0])
         if not self.offset >= 0:
             raise ValueError(f"offset must be >= 0, got {self.offset}.")
+        if self.discretization not in DISCRETIZATIONS:
+            raise ValueError(
+                f"discretization must be one of {', '.join(DISCRETIZATIONS)}, got "
+                f"{self.discretization!r}."
+            )
+        ncutw = self.discretization == "ncutW"
         rng = check_random_state(self.random_state)
         W, self.t_ = _build_affinity(X, self.affinity, self.t, self.t_rule, self.n_neighbors,
                                      sq_distances=sq_distances)
         if self.min_affinity > 0:
             W = _sparsify(W, self.min_affinity)
-        if self.offset == 0:
+        if self.offset == 0 and not ncutw:
             # scikit-learn's Laplacian ignores the diagonal, so the isolation test must too
             degree = np.asarray(_without_diagonal(W).sum(axis=1)).ravel()
             isolated = np.flatnonzero(degree <= 0)
@@ -160,6 +185,10 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
             # ignores the diagonal too), but with a dense eigensolver for small graphs: ARPACK
             # needs ~1.5 s on a 361-node graph of seed 000's narrow kernel, eigh 30 ms.
             labels = _ncut_labels(_without_diagonal(W), self.n_clusters, 0.0, rng)
+        elif ncutw:
+            # the toolbox keeps a precomputed diagonal in W and in the degrees
+            W_cut = W if self.affinity == "precomputed" else _without_diagonal(W)
+            labels = _ncut_labels(W_cut, self.n_clusters, self.offset, rng, ncutw=True)
         else:
             labels = _ncut_labels(W, self.n_clusters, self.offset, rng)
         # discretisation may leave a cluster empty; renumber 0..k-1
@@ -194,18 +223,51 @@ def _without_diagonal(W):
     return W
 
 
-def _ncut_labels(W, n_clusters, offset, rng):
+def ncut_spectrum(W, n_eigenvalues, offset=0.0):
+    """Largest eigenvalues of the Ncut matrix ``D'^-1/2 (W + offset I) D'^-1/2``, descending.
+
+    ``D' = diag(W 1) + 2 offset I`` (the toolbox's regularisation; offset 0: the plain
+    ``D^-1/2 W D^-1/2``, whose eigenvalue 1 has the multiplicity of the number of connected
+    components of the graph). The diagonal of ``W`` is used as given. A diagnostic of how
+    nearly disconnected a graph is: ``1 - lambda_k`` is the relaxed Ncut value of the k-th
+    direction and ``lambda_c - lambda_{c+1}`` the eigen-gap after ``c`` clusters.
+
+    Examples
+    --------
+    >>> W = np.kron(np.eye(2), np.ones((3, 3))) - np.eye(6)   # two disjoint triangles
+    >>> np.round(ncut_spectrum(W, 3), 6)
+    array([ 1. ,  1. , -0.5])
+    """
+    W = W.toarray() if sp.issparse(W) else np.asarray(W, dtype=np.float64)
+    d = W.sum(axis=1) + 2.0 * offset
+    if np.any(d <= 0):
+        raise ValueError(
+            f"{int(np.sum(d <= 0))} node(s) have zero degree; the Ncut matrix is undefined. "
+            "Use offset > 0 or a larger t."
+        )
+    inv = 1.0 / np.sqrt(d)
+    M = inv[:, None] * (W + offset * np.eye(W.shape[0])) * inv[None, :]
+    vals = np.linalg.eigvalsh(0.5 * (M + M.T))[::-1]
+    return vals[:n_eigenvalues]
+
+
+def _ncut_labels(W, n_clusters, offset, rng, ncutw=False):
     """Embedding ``Z = D'^-1/2 V`` and Yu & Shi's discretisation (scikit-learn's ``discretize``).
 
     With the toolbox's offset, ``D' = D_g + 2 offset I`` and ``W' = W + offset I``; as in the
     toolbox, the degrees ``D_g = diag(W 1)`` include any diagonal of ``W``. With offset 0 this is
     what :func:`sklearn.cluster.spectral_clustering` computes, with a dense eigensolver for
-    small graphs instead of ARPACK.
+    small graphs instead of ARPACK. ``ncutw``: the toolbox's discretisation
+    (:func:`discretize_ncutw`), which also accepts all-zero embedding rows.
     """
     from sklearn.cluster._spectral import discretize
 
     d = np.asarray(W.sum(axis=1)).ravel() + 2.0 * offset
-    inv_sqrt_d = 1.0 / np.sqrt(d)
+    if ncutw:
+        # ncut.m: Dinvsqrt = 1./sqrt(d+eps), so an isolated node without offset gets 1/sqrt(eps)
+        inv_sqrt_d = 1.0 / np.sqrt(d + np.finfo(float).eps)
+    else:
+        inv_sqrt_d = 1.0 / np.sqrt(d)
     if sp.issparse(W):
         M = sp.diags(inv_sqrt_d) @ (W + offset * sp.identity(W.shape[0])) @ sp.diags(inv_sqrt_d)
         M = sp.csr_matrix(M)
@@ -214,6 +276,8 @@ def _ncut_labels(W, n_clusters, offset, rng):
         M = 0.5 * (M + M.T)
     _, V = largest_eigenvectors(M, n_clusters, random_state=_sklearn_seed(rng))
     Z = V * inv_sqrt_d[:, None]
+    if ncutw:
+        return discretize_ncutw(Z)
     # An offset much larger than the affinities makes M the identity times a constant to
     # machine precision: its eigenvectors are then arbitrary and can miss samples entirely.
     # The toolbox would divide by zero here; we say why instead.
@@ -231,3 +295,60 @@ def _ncut_labels(W, n_clusters, offset, rng):
         # would divide by zero and assign it from NaNs.
         Z[zero_rows] = np.abs(Z).max() * 1e-6
     return discretize(Z, random_state=_sklearn_seed(rng))
+
+
+def discretize_ncutw(Z, max_iter=20):
+    """Yu & Shi's discretisation as in Shi's MATLAB toolbox (``ncut.m`` + ``discretisation.m``).
+
+    The relaxed solution ``Z`` (n x c) is scaled column-wise to norm ``sqrt(n)`` with a
+    non-positive first entry (``ncut.m``), its rows to unit length (``+eps``: a zero row stays
+    zero). The rotation ``R`` starts from the row of the middle sample ``round(n/2)`` (MATLAB's
+    1-based index, halves rounded up) and then, column by column, the row least aligned with
+    the columns already chosen; then partition ``X = argmax(Z R)`` and rotation ``R = V U'``
+    from the SVD ``U S V' = X' Z`` alternate until the Ncut value ``2 (n - trace S)`` stops
+    changing (``< eps``) or after ``max_iter`` + 1 evaluations (Yu & Shi 2003, Sec. 4). Ties
+    and zero rows go to the first cluster (MATLAB's ``max``). Deterministic.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n_samples, n_clusters)
+    max_iter : int, default=20
+        The toolbox's ``nbIterationsDiscretisationMax``.
+
+    Returns
+    -------
+    labels : ndarray of shape (n_samples,)
+
+    Examples
+    --------
+    >>> Z = np.array([[1.0, 0.1], [0.9, 0.0], [0.0, 1.0], [0.1, 0.8]])
+    >>> discretize_ncutw(Z).tolist()
+    [0, 0, 1, 1]
+    """
+    Z = np.array(Z, dtype=np.float64, copy=True)
+    n, k = Z.shape
+    eps = np.finfo(float).eps
+    norms = np.linalg.norm(Z, axis=0)
+    norms[norms == 0] = 1.0
+    Z = Z / norms * np.sqrt(n)
+    flip = Z[0] != 0
+    Z[:, flip] = -Z[:, flip] * np.sign(Z[0, flip])
+    Z = Z / (np.linalg.norm(Z, axis=1, keepdims=True) + eps)
+    R = np.zeros((k, k))
+    R[:, 0] = Z[int(np.floor(n / 2 + 0.5)) - 1]  # MATLAB round(n/2), 1-based
+    c = np.zeros(n)
+    for j in range(1, k):
+        c += np.abs(Z @ R[:, j - 1])
+        R[:, j] = Z[np.argmin(c)]
+    last = 0.0
+    for n_iter in range(1, max_iter + 2):
+        labels = np.argmax(Z @ R, axis=1)
+        X = np.zeros((n, k))
+        X[np.arange(n), labels] = 1.0
+        U, S, Vt = np.linalg.svd(X.T @ Z)
+        value = 2.0 * (n - S.sum())
+        if abs(value - last) < eps or n_iter > max_iter:
+            break
+        last = value
+        R = Vt.T @ U.T
+    return labels
