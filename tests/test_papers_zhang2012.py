@@ -280,3 +280,38 @@ def test_experiment_shares_frcm_ensemble_and_sweeps_the_informative_subset():
         assert {"informative": "mean_plus_std"} in exp["sweep"]["n_features"]
     assert len(config["experiments"]["zhang2012"]["seeds"]) == 40
     assert config["experiments"]["zhang2012-small"]["seeds"] == [0, 1, 2]
+
+
+def test_figure3_spectral_partitioner_rows_beside_the_metis_ones(run):
+    dataset = "tiny-b"
+    ds = load_dataset(run["data"][dataset])
+    npz = Path(run["rankings"][dataset, "frcm"]) / "seed0.npz"
+    M = steps.read_artifact(npz, "consensus_matrix")
+    ensemble = steps.read_artifact(npz, "ensemble")
+    ranking = read_ranking(Path(run["rankings"][dataset, "frcm"]) / "seed0.tsv")["index"]
+    kwargs = dict(n_clusters_range=range(2, 4), fraction=0.25)
+    both = pd.DataFrame(zhang2012.consensus_selection(
+        ds.X, ds.y, 3, dataset, 0, ranking.to_numpy(), ensemble, M, CLUSTERER,
+        partitioners=("metis", "spectral"), **kwargs))
+    metis = pd.DataFrame(zhang2012.consensus_selection(
+        ds.X, ds.y, 3, dataset, 0, ranking.to_numpy(), ensemble, M, CLUSTERER, **kwargs))
+    assert set(both["method"]) == {"FRCM", "CSPA", "HBGF", "AL", "CSPA (spectral)",
+                                   "HBGF (spectral)"}
+    # the METIS rows are those of a METIS-only run
+    same = both[~both["method"].str.contains("spectral")].reset_index(drop=True)
+    pd.testing.assert_frame_equal(same, metis)
+    # the spectral rows are the spectral partitions' selections, with the same seed
+    n_top = 6
+    for k in (2, 3):
+        rs = derive_seed(0, dataset, "consensus", k)
+        for name, part in (
+                ("CSPA (spectral)", cspa_consensus(M, k, random_state=rs, partitioner="spectral")),
+                ("HBGF (spectral)", hbgf_consensus(ensemble, k, random_state=rs,
+                                                   partitioner="spectral"))):
+            top = np.argsort(-correlation_ratio(ds.X, part), kind="stable")[:n_top]
+            nmi = evaluate(ds.y, _kmeans(ds.X[:, top], 3, 0, dataset), ["nmi"])["nmi"]
+            row = both[(both["method"] == name) & (both["k"] == k)]
+            assert row["nmi"].iloc[0] == nmi
+    with pytest.raises(ValueError, match="partitioner"):
+        zhang2012.consensus_selection(ds.X, ds.y, 3, dataset, 0, ranking.to_numpy(), ensemble,
+                                      M, CLUSTERER, partitioners=("kway",), **kwargs)

@@ -23,6 +23,15 @@ zhang2012_clusterer = lambda experiment: {
     "key": next(iter(EXPERIMENTS[experiment]["clusterers"])),
     **next(iter(EXPERIMENTS[experiment]["clusterers"].values())),
 }
+# the parameters of the experiment's Laplacian score (the method key the paper block names
+# under laplacian_as_run), for Table 2's paper-as-run rows; None: no such rows
+zhang2012_as_run_params = lambda wildcards: (
+    EXPERIMENTS[zhang2012_experiment(wildcards.paper)]["methods"][
+        paper_settings(wildcards)["laplacian_as_run"]
+    ].get("params", {})
+    if paper_settings(wildcards).get("laplacian_as_run")
+    else None
+)
 zhang2012_table2_settings = lambda wildcards: {
     "datasets": exp_datasets(zhang2012_experiment(wildcards.paper)),
     "methods": list(EXPERIMENTS[zhang2012_experiment(wildcards.paper)]["methods"]),
@@ -31,6 +40,7 @@ zhang2012_table2_settings = lambda wildcards: {
     "uci_datasets": zhang2012_datasets(wildcards.paper, "uci_datasets"),
     "gene_datasets": zhang2012_datasets(wildcards.paper, "gene_datasets"),
     "pca_size_of": paper_settings(wildcards)["pca_size_of"],
+    "laplacian_as_run": zhang2012_as_run_params(wildcards),
 }
 zhang2012_figures34_settings = lambda wildcards: {
     "datasets": zhang2012_datasets(wildcards.paper, "gene_datasets"),
@@ -60,6 +70,9 @@ zhang2012_figures34_settings = lambda wildcards: {
     "clusterer": zhang2012_clusterer(zhang2012_experiment(wildcards.paper)),
     "consensus_n_clusters": paper_settings(wildcards)["consensus_n_clusters"],
     "consensus_fraction": paper_settings(wildcards)["consensus_fraction"],
+    "consensus_partitioners": paper_settings(wildcards).get(
+        "consensus_partitioners", ["metis"]
+    ),
 }
 
 

@@ -11,8 +11,37 @@ computations stay here:
 
 * Table 2's PCA row (a projection at FRCM's subset size of the trial, then the same
   single-start k-means: no ranking, so not a sweep point), in :func:`table2_figures12`;
+* Table 2's extra "Laplacian, paper as run" rows (:func:`laplacian_as_run_rows`, the paper's
+  probable error, below);
 * Figure 3's consensus partitions of FRCM's stored ensemble and consensus matrix and the
   k-means of the features most correlated with them, in :func:`figures34`.
+
+The Laplacian score of Table 2 (Zhang et al. 2012, section 3.2 and Table 2). The paper applies
+the UFF rule "CE > c + sigma" (score above mean + sd) to every method and cites Cai's
+``LaplacianScore.m`` for ``k = 5``. What was tried on the four gene sets (z-scored genes; sizes
+of the subset, then mean NMI over the 40 trials with the paper's k-means, below):
+
+* heat-kernel 5-NN graph (He et al.; Cai's ``t`` rule), best genes (``L < mean - sd``):
+  349 / 232 / 381 / 287 genes against the paper's 335 / 247 / 389 / 270; NMI .62 / .42 / .42 /
+  .38 against .056 / .474 / .124 / .049 (batch k-means);
+* the cosine 5-NN graph of Cai's usage example (cosine weights, self-loops), best genes:
+  356 / 214 / 393 / 296; NMI .62 / .45 / .46 / .35 (online k-means);
+* the same graph, the genes whose Laplacian score is *above* mean + sd, i.e. the largest
+  scores, the worst genes: 335 / 247 / 389 / 270, the paper's four sizes exactly, and NMI .060 /
+  .49 / .117 / .051 (ARI .003 / .336 / .039 / .016) against the paper's .056 / .474 / .124 / .049
+  (ARI .006 / .328 / .044 / .002). Cai's ``LaplacianScore.m`` returns ``1 - L`` (larger is
+  better; "score > mean + sd" on it keeps the best genes, 356 / 214 / 393 / 296), so the paper
+  must have applied the rule to He et al.'s smaller-is-better ``L`` itself.
+
+We keep the correct reading (the paper's graph, the best genes: the experiment's ``laplacian``
+method) as Table 2's Laplacian row, and add the paper-as-run subset beside it as a variant row
+(method ``laplacian-as-run``), marked as the paper's probable error.
+
+The evaluation k-means is MATLAB's of that time (``init="random"``: random samples as starting
+centres, batch passes, then the online phase of single-sample moves,
+:func:`fsclust.cluster.kmeans.online_phase`). Without the online phase (batch only) UFF's rows
+were .075 / .234 / .137 / .061 NMI against the paper's .143 / .450 / .246 / .062; with it .128 /
+.462 / .229 / .058, and the paper-as-run Laplacian NMI of nutt .24 became .49 (paper .474).
 """
 
 from __future__ import annotations
@@ -35,6 +64,7 @@ from fsclust.datasets import load_dataset  # noqa: E402
 from fsclust.metrics import evaluate  # noqa: E402
 from fsclust.projection import pca_projection  # noqa: E402
 from fsclust.ranking import read_ranking  # noqa: E402
+from fsclust.rankers.base import constant_features, mean_plus_std_rule  # noqa: E402
 from fsclust.rankers.frmv import correlation_ratio  # noqa: E402
 from fsclust.registry import make_clusterer  # noqa: E402
 from fsclust.report.figures import save_figure  # noqa: E402
@@ -53,7 +83,14 @@ DATASET_NAMES = {
 }
 METHOD_NAMES = {"laplacian": "Laplacian", "uff": "UFF", "frmv": "FRMV", "frcm": "FRCM",
                 "pca": "PCA"}
+#: Table 2's extra rows: the Laplacian subset as the paper ran it (its probable error)
+AS_RUN = "laplacian-as-run"
+AS_RUN_NOTE = ("variant: the paper as run (its probable error): the genes whose Laplacian "
+               "score (cosine 5-NN graph of Cai's LaplacianScore.m example, self-loops) is "
+               "above mean + sd, i.e. the largest scores, the worst genes")
 CONSENSUS = ("CSPA", "HBGF", "AL")
+#: Figure 3's graph partitioners of CSPA and HBGF (METIS as the papers; spectral as before)
+PARTITIONERS = ("metis", "spectral")
 #: The sweep mark of Table 2's point (grid entry ``{informative: mean_plus_std}``).
 INFORMATIVE = "mean_plus_std"
 
@@ -134,6 +171,37 @@ def pca_rows(trials, data_paths, clusterer, size_of="frcm", metrics=("nmi", "ari
     return pd.DataFrame(rows, columns=["dataset", "method", "seed", "n_selected", *metrics])
 
 
+def laplacian_as_run_rows(trials, data_paths, clusterer, params, metrics=("nmi", "ari")):
+    """Table 2's "Laplacian, paper as run" rows: the paper's probable error, for comparison.
+
+    The Laplacian score with ``params`` (the experiment's, the cosine 5-NN graph of Cai's
+    usage example) and the UFF rule applied to it as a larger-is-better score: the genes whose
+    score is above mean + sd (ddof 1), the *largest* Laplacian scores, the worst genes by He
+    et al.'s definition. The subset makes no random choice; each trial of ``trials`` (its
+    dataset and seed) clusters it with the evaluation clusterer and the sweep's seed, in the
+    order of decreasing score. No row for a dataset whose subset is empty."""
+    from fsclust.rankers.laplacian import LaplacianScore
+
+    rows = []
+    with threadpool_limits(limits=1):
+        for dataset, data_path in data_paths.items():
+            seeds = sorted(set(trials.loc[trials["dataset"] == dataset, "seed"]))
+            if not seeds:
+                continue
+            ds = load_dataset(data_path)
+            scores = LaplacianScore(**(params or {})).fit(ds.X).scores_
+            keep = mean_plus_std_rule(scores, True, constant_features(ds.X))
+            columns = np.flatnonzero(keep)[np.argsort(-scores[keep], kind="stable")]
+            if columns.size == 0:
+                continue
+            for seed in seeds:
+                labels = _kmeans_labels(ds.X[:, columns], clusterer, ds.n_classes, int(seed),
+                                        dataset)
+                rows.append({"dataset": dataset, "method": AS_RUN, "seed": int(seed),
+                             "n_selected": int(columns.size), **evaluate(ds.y, labels, metrics)})
+    return pd.DataFrame(rows, columns=["dataset", "method", "seed", "n_selected", *metrics])
+
+
 def table2_summary(trials, metrics=("nmi", "ari")):
     """Mean and sd (ddof 1) over trials of each dataset and method (rows in the order of
     ``trials``: each dataset's methods, then PCA)."""
@@ -148,7 +216,7 @@ def table2_summary(trials, metrics=("nmi", "ari")):
 def _order_trials(trials, methods):
     """Each dataset's trials: per seed the methods in order, PCA last (the rows' order before
     the port, which fixes the order of the summary's rows)."""
-    order = {key: i for i, key in enumerate([*methods, "pca"])}
+    order = {key: i for i, key in enumerate([*methods, AS_RUN, "pca"])}
     datasets = {ds: i for i, ds in enumerate(dict.fromkeys(trials["dataset"]))}
     keys = pd.DataFrame({"d": trials["dataset"].map(datasets), "s": trials["seed"],
                          "m": trials["method"].map(order)})
@@ -186,6 +254,11 @@ def table2_vs_paper(agg, paper_results, metrics=("nmi", "ari")):
             "ours": {"dataset": ids[r.dataset], "method": keys[r.method], "clusterer": "kmeans",
                      "metric": r.metric, "n_features": "all"},
         })
+        if r.method == "Laplacian" and ((agg["dataset"] == ids[r.dataset])
+                                        & (agg["method"] == AS_RUN)).any():
+            # the paper-as-run subset beside the correct one (a variant row, not counted)
+            comparisons.append({**comparisons[-1], "note": AS_RUN_NOTE,
+                                "ours": {**comparisons[-1]["ours"], "method": AS_RUN}})
     return paper_vs_ours(paper, comparisons, summary)
 
 
@@ -233,11 +306,12 @@ TABLE2_NOTE = ("Informative subsets (score > mean + sd of each method's scores, 
                "Laplacian score and FRMV negated first), k-means with the true number of "
                "classes, one single-start k-means per trial; mean and sd over trials. PCA: "
                "projection on min(m, n - 1, D) axes with m = FRCM's subset size of the same "
-               "trial.")
+               "trial. laplacian-as-run: the paper's probable error, the genes whose Laplacian "
+               "score is above mean + sd (the worst).")
 
 
 def table2_figures12(inputs, outputs, *, datasets, methods, clusterer, metrics, uci_datasets,
-                     gene_datasets, pca_size_of="frcm"):
+                     gene_datasets, pca_size_of="frcm", laplacian_as_run=None):
     """Table 2, Table 2 vs the paper and Figures 1-2 of one experiment.
 
     Parameters
@@ -262,6 +336,9 @@ def table2_figures12(inputs, outputs, *, datasets, methods, clusterer, metrics, 
         The panels of Figures 1 and 2.
     pca_size_of : str
         The method whose informative-subset size of a trial sets PCA's number of axes.
+    laplacian_as_run : dict or None
+        Parameters of the Laplacian score of the paper-as-run rows
+        (:func:`laplacian_as_run_rows`, on ``gene_datasets``); None: no such rows.
 
     Table 2's rows of the four methods are read from the sweep TSVs (rows marked
     ``mean_plus_std``); only the PCA rows are computed here (:func:`pca_rows`).
@@ -271,7 +348,11 @@ def table2_figures12(inputs, outputs, *, datasets, methods, clusterer, metrics, 
     trials = informative_rows(sweeps, methods, clusterer["key"], metrics)
     data_paths = dict(zip(datasets, _as_list(inputs["data"])))
     pca = pca_rows(trials, data_paths, clusterer, pca_size_of, metrics)
-    trials = _order_trials(pd.concat([trials, pca], ignore_index=True), methods)
+    extra = [pca]
+    if laplacian_as_run is not None:
+        genes = {d: p for d, p in data_paths.items() if d in gene_datasets}
+        extra.append(laplacian_as_run_rows(trials, genes, clusterer, laplacian_as_run, metrics))
+    trials = _order_trials(pd.concat([trials, *extra], ignore_index=True), methods)
     agg = table2_summary(trials, metrics)
     write_table_atomic(trials, outputs["table2_trials"], float_format="%.10g")
     write_table_atomic(agg, outputs["table2"], float_format="%.6g")
@@ -309,10 +390,16 @@ def _as_list(value):
 
 
 def consensus_selection(X, y, n_clusters, dataset, seed, ranking, ensemble, consensus_matrix,
-                        clusterer, n_clusters_range=range(2, 11), fraction=0.10):
+                        clusterer, n_clusters_range=range(2, 11), fraction=0.10,
+                        partitioners=("metis",)):
     """Figure 3 data of one trial: NMI of k-means on the top ``fraction`` of FRCM's features
     and on the features most correlated with the CSPA, HBGF and average-link consensus
     partitions (k clusters) of FRCM's ensemble, from FRCM's stored arrays (never refitted).
+
+    CSPA and HBGF cut their graphs with each of ``partitioners``: ``"metis"`` (as Strehl &
+    Ghosh and Fern & Brodley did; methods ``CSPA``, ``HBGF``) and ``"spectral"`` (the spectral
+    partitions used before METIS was installed; methods ``CSPA (spectral)``,
+    ``HBGF (spectral)``), with the same seed.
 
     Correlation-based selection: the features with the largest correlation ratio ``eta^2``
     with the consensus partition (the squared linear correlation for two clusters; its
@@ -330,9 +417,17 @@ def consensus_selection(X, y, n_clusters, dataset, seed, ranking, ensemble, cons
         rows.append({"dataset": dataset, "seed": seed, "method": "FRCM", "k": k, "nmi": nmi})
     for k in n_clusters_range:
         rs = derive_seed(seed, dataset, "consensus", k)
-        partitions = {"CSPA": cspa_consensus(consensus_matrix, k, random_state=rs),
-                      "HBGF": hbgf_consensus(ensemble, k, random_state=rs),
-                      "AL": average_link_consensus(consensus_matrix, k)}
+        partitions = {}
+        for partitioner in partitioners:
+            if partitioner not in PARTITIONERS:
+                raise ValueError(f"unknown consensus partitioner {partitioner!r}; known: "
+                                 f"{PARTITIONERS}")
+            suffix = "" if partitioner == "metis" else f" ({partitioner})"
+            partitions["CSPA" + suffix] = cspa_consensus(consensus_matrix, k, random_state=rs,
+                                                         partitioner=partitioner)
+            partitions["HBGF" + suffix] = hbgf_consensus(ensemble, k, random_state=rs,
+                                                         partitioner=partitioner)
+        partitions["AL"] = average_link_consensus(consensus_matrix, k)
         for name, part in partitions.items():
             rel = correlation_ratio(X, part)
             top = np.argsort(-rel, kind="stable")[:n_top]
@@ -374,13 +469,18 @@ def consensus_figure(data, out_path):
         sub = summary[summary["dataset"] == dataset]
         for method, style in zip(("FRCM", *CONSENSUS), ("-", "--", "-.", ":")):
             g = sub[sub["method"] == method]
-            ax.plot(g["k"], g["mean"], ls=style, marker="o", ms=3, label=method)
+            line = ax.plot(g["k"], g["mean"], ls=style, marker="o", ms=3, label=method)
+            for other in sorted(set(sub["method"])):
+                if other.startswith(f"{method} ("):  # another partitioner: same colour, faint
+                    g = sub[sub["method"] == other]
+                    ax.plot(g["k"], g["mean"], ls=style, marker="x", ms=3, lw=0.8, alpha=0.5,
+                            color=line[0].get_color(), label=other)
         ax.set_title(DATASET_NAMES.get(dataset, dataset), fontsize=9)
         ax.set_xlabel("number of clusters of the consensus")
         ax.set_ylabel("NMI")
         ax.grid(alpha=0.3)
     handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=4, frameon=False)
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 6), frameon=False)
     fig.suptitle("10 % best features: FRCM vs correlation with consensus partitions")
     fig.tight_layout(rect=(0, 0.1, 1, 0.93))
     save_figure(fig, out_path)
@@ -406,7 +506,8 @@ def borda_figure(data, out_path):
 
 
 def figures34(inputs, outputs, *, datasets, seeds, frcm_files, clusterer,
-              consensus_n_clusters=tuple(range(2, 11)), consensus_fraction=0.1):
+              consensus_n_clusters=tuple(range(2, 11)), consensus_fraction=0.1,
+              consensus_partitioners=("metis",)):
     """Figures 3 and 4 (gene sets) from FRCM's rankings and stored arrays of every trial.
 
     Parameters
@@ -425,6 +526,8 @@ def figures34(inputs, outputs, *, datasets, seeds, frcm_files, clusterer,
         ``ensemble`` / ``consensus_matrix`` (:func:`fsclust.steps.read_artifact`).
     clusterer : dict
         ``{key, method, params}`` of the evaluation clusterer.
+    consensus_partitioners : list of str
+        Graph partitioners of CSPA and HBGF (:func:`consensus_selection`).
     """
     fig3, fig4 = [], []
     data_paths = dict(zip(datasets, _as_list(inputs["data"])))
@@ -438,7 +541,8 @@ def figures34(inputs, outputs, *, datasets, seeds, frcm_files, clusterer,
                     ds.X, ds.y, ds.n_classes, dataset, seed, ranking,
                     read_artifact(files["arrays"], "ensemble"),
                     read_artifact(files["arrays"], "consensus_matrix"), clusterer,
-                    n_clusters_range=consensus_n_clusters, fraction=consensus_fraction)
+                    n_clusters_range=consensus_n_clusters, fraction=consensus_fraction,
+                    partitioners=tuple(consensus_partitioners))
                 fig4 += borda_rows(ds.X, ds.y, dataset, seed, ranking)
     fig3 = pd.DataFrame(fig3, columns=["dataset", "seed", "method", "k", "nmi"])
     fig4 = pd.DataFrame(fig4, columns=["dataset", "seed", "percent", "n_features",
