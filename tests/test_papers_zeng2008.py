@@ -4,6 +4,7 @@ import json
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from fsclust.papers import zeng2008
 
@@ -80,3 +81,51 @@ def test_collect_tables_and_figures(tmp_path):
     assert (iters["min"].iloc[0], iters["max"].iloc[0]) == (3, 4)
     zeng2008.figures(out["summary"], tmp_path / "f2.png", tmp_path / "f3.png")
     assert (tmp_path / "f3.png").stat().st_size > 0
+
+
+def test_variant_rows_are_marked_and_table1_rows_compare_sizes():
+    summary = pd.concat([_summary(0.7, 0.6, (0.9, 0.8, 0.6), (0.5, 0.55, 0.6), dataset=ds,
+                                  d=1280) for ds in ("pie-c27-dataset-norm", "pie-c27")])
+    runs = pd.concat([_runs([3, 4], dataset=ds) for ds in ("pie-c27-dataset-norm", "pie-c27")])
+    runs["n_samples"], runs["n_features"], runs["n_classes"] = 105, 1280, 5
+    table = zeng2008.claims_table(summary, runs, variants={"pie-c27": "per-image normaliser"})
+    variant = table["note"].str.startswith("variant: per-image normaliser; ")
+    # every row of the variant dataset is marked, none of the primary one
+    assert variant.sum() == (~variant).sum() > 0
+    assert table.loc[variant, "note"].str.contains("holds: yes|dataset summary").all()
+    t1 = table[(table["table_or_figure"] == "Table 1") & ~variant]
+    assert t1.set_index("metric")["paper_value"].to_dict() == {
+        "n_instances": 105, "n_features": 1280, "n_classes": 5}
+    assert (t1["diff"] == 0).all()
+    # a substitute says so and shows its difference in size from the paper's Table 1
+    lung = _runs([4, 4])
+    lung["n_samples"], lung["n_features"], lung["n_classes"] = 197, 1543, 4
+    rows = zeng2008.table1_rows(lung)
+    feats = [r for r in rows if r["metric"] == "n_features"][0]
+    assert feats["diff"] == 543 and feats["note"].startswith("substitute dataset; ")
+
+
+def test_ncut_graph_table_shows_a_disconnected_graph(tmp_path):
+    from fsclust.datasets.store import Dataset, save_dataset
+
+    rng = np.random.default_rng(0)
+    # two tight, far apart groups in 300 dimensions: at t = 0.0025 max d^2 no affinity
+    # reaches 1e-6; the groups are still two components of the graph (eigen-gap after c = 2)
+    X = np.vstack([rng.normal(0, 1, (10, 300)), rng.normal(3, 1, (10, 300))])
+    path = tmp_path / "monti-leukemia.npz"
+    save_dataset(Dataset(X=X, y=np.repeat([0, 1], 10), feature_names=[f"g{j}" for j in range(300)],
+                         sample_names=[f"s{i}" for i in range(20)]), path)
+    table = zeng2008.ncut_graph_table([path])
+    assert list(table["ncut"]) == list(zeng2008.NCUT_READINGS)
+    assert (table["samples_without_affinity_1e-6"] == 20).all()
+    assert (table["dataset"] == "LEUKEMIA").all()
+    shi = table[table["ncut"].str.startswith("Shi ncutW")].iloc[0]
+    # Shi's code sees an empty graph: one cluster holds (almost) every sample
+    assert shi["cluster_sizes"] in ("20", "19 + 1") and shi["largest_cluster_share"] >= 0.95
+    one_minus = np.array([float(v) for v in table["one_minus_eigenvalues"].iloc[0].split(",")])
+    assert len(one_minus) == 3 and np.allclose(one_minus[:2], 0, atol=1e-6)
+    assert table["eigen_gap"].iloc[0] == pytest.approx(one_minus[2] - one_minus[1], abs=1e-3)
+    # our Ncut cuts the tiny weights; Shi's code, having dropped them, cannot
+    ours = table[table["ncut"].str.startswith("ours")].iloc[0]
+    assert ours["acc"] == 1.0 and ours["cluster_sizes"] == "10 + 10"
+    assert shi["acc"] < 1.0
