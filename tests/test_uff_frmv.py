@@ -118,3 +118,48 @@ def test_pca_projection_caps_components_and_keeps_distances():
     DZ = ((Z[:, None] - Z[None]) ** 2).sum(-1)
     assert np.allclose(D, DZ)
     assert pca_projection(X, 3).shape == (8, 3)
+
+
+def _downdated_entropies_by_eigvalsh(X):
+    """The leave-one-out entropies as UFF computed them before the secular equation: one
+    ``eigvalsh`` of ``X X^T - x_j x_j^T`` per feature. The reference."""
+    n, d = X.shape
+    G = X @ X.T
+    n_values = min(n, d - 1)
+    lam = np.linalg.eigvalsh(G[None] - np.einsum("ib,jb->bij", X, X))
+    return svd_entropy(lam[:, n - n_values:], n_values)
+
+
+@pytest.mark.parametrize("case", ["gaussian", "centred-duplicate-zero", "scales", "dominant",
+                                  "square"])
+def test_secular_equation_entropies_equal_eigvalsh_per_feature(case):
+    rng = np.random.RandomState(11)
+    X = rng.randn(30, 200)
+    if case == "centred-duplicate-zero":
+        # centred: X X^T singular; a zero column (z = 0, deflated) and two equal columns
+        X -= X.mean(axis=0)
+        X[:, 3] = 0.0
+        X[:, 5] = X[:, 6]
+    elif case == "scales":
+        X *= np.logspace(-3, 3, 200)
+    elif case == "dominant":
+        X = np.abs(X)
+        X[:, :10] *= 1e4
+    elif case == "square":
+        X = X[:, :30]
+    _, reduced = svd_entropy_contributions(X, batch_size=16)
+    np.testing.assert_allclose(reduced, _downdated_entropies_by_eigvalsh(X), rtol=0, atol=1e-10)
+
+
+def test_rank_one_downdate_eigenvalues_interlace_and_match_eigvalsh():
+    from fsclust.rankers.uff import rank_one_downdate_eigenvalues
+    rng = np.random.RandomState(12)
+    lam = np.sort(rng.rand(40) * 10.0)
+    lam[10] = lam[11]  # a repeated eigenvalue: a root on the pole
+    Z = rng.randn(25, 40)
+    Z[3, 7] = 0.0  # deflated component
+    mu = rank_one_downdate_eigenvalues(lam, Z)
+    reference = np.array([np.linalg.eigvalsh(np.diag(lam) - np.outer(z, z)) for z in Z])
+    np.testing.assert_allclose(mu, reference, rtol=0, atol=1e-12 * lam.max())
+    # interlacing: mu_1 <= l_1, and l_{i-1} <= mu_i <= l_i
+    assert np.all(mu <= lam + 1e-12) and np.all(mu[:, 1:] >= lam[:-1] - 1e-12)
