@@ -149,6 +149,39 @@ def test_mcfs_gram_restore_undoes_any_symmetric_swap():
     np.testing.assert_allclose(gram, expected, rtol=1e-13, atol=0)
 
 
+@pytest.mark.parametrize("start", [1, 8, 256])
+@pytest.mark.parametrize("d", [5, 30])
+def test_mcfs_working_set_path_equals_the_path_on_the_whole_gram(monkeypatch, start, d):
+    # D = 700 > the working set: the paths on principal submatrices of X^T X + ridge I, grown
+    # from 1, 8 or 256 features, are the paths on the whole D x D matrix
+    X = _wide_data(5, n=40, D=700)
+    Y = _mcfs_targets(X, 4)
+    reference = np.column_stack([_lasso_coefficients_per_eigenvector(X, y, d) for y in Y.T])
+    monkeypatch.setattr(mcfs, "_WORKING_SET_MIN", start)
+    A, cardinality, ridge_used = lasso_coefficients(X, Y, d)
+    np.testing.assert_allclose(A, reference, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(cardinality, d)
+    assert ridge_used == 1e-3
+
+
+def test_mcfs_working_set_grows_past_a_start_that_misses_the_path(monkeypatch):
+    # the start is the 2 max_iter = 40 features of largest |x_j^T y|; three features of the
+    # path are not among them and must join from the breakpoint check
+    rng = np.random.RandomState(4)
+    n, D, max_iter = 30, 400, 20
+    X = rng.randn(n, D)
+    y = rng.randn(n)
+    gram = X.T @ X + 1e-3 * np.eye(D)
+    _, _, reference = lars_path_gram(Xy=X.T @ y, Gram=gram, n_samples=n, method="lasso",
+                                     max_iter=max_iter)
+    start = np.argsort(-np.abs(X.T @ y))[:2 * max_iter]
+    assert np.setdiff1d(np.flatnonzero(np.any(reference, axis=1)), start).size == 3
+    monkeypatch.setattr(mcfs, "_WORKING_SET_MIN", 1)
+    monkeypatch.setattr(mcfs, "_WORKING_SET_MARGIN", 1.0 - 1e-9)
+    ours = next(mcfs._gram_lasso_paths(X, y[:, None], 1e-3, max_iter))
+    np.testing.assert_allclose(ours, reference, rtol=0, atol=1e-12)
+
+
 def test_mcfs_above_the_gram_bound_drops_the_ridge(monkeypatch):
     X = _wide_data(2)
     kept = MCFS(n_clusters=4, n_nonzero_coefs=10, ridge=0.0).fit(X)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import scipy.linalg
 import scipy.sparse as sp
-from sklearn.linear_model import lars_path, lars_path_gram
+from sklearn.linear_model import Lars, lars_path, lars_path_gram
 
 from ..graphs import knn_graph, laplacian, smallest_eigenvectors
 from .base import FeatureRanker
@@ -14,14 +15,18 @@ from .base import FeatureRanker
 # Above this many samples the embedding uses ARPACK on the sparse graph instead of a dense eigh.
 _DENSE_MAX_N = 2000
 
-# Largest Gram matrix X^T X + ridge I formed, in bytes (8 D^2; D <= 11585). A lasso path holds
-# two of them (ours, and the copy lars_path_gram keeps for its drop steps): a fit on orlraws10P
-# (D = 10304, 0.85 GB each) peaks at 1.9 GB. Above it the ridge term is dropped and the paths
-# run on X, O(n D) memory (Cai, Zhang & He 2010 pose a plain lasso; the ridge is their code's).
-# Cai's augmented [X; sqrt(ridge) I] gives the same path but is (n + D) x D, as large as the
-# Gram matrix, and lars_path on it takes 11-14 s per eigenvector on orlraws10P against 1-1.7 s
-# (benchmarks/bench_mcfs.py).
+# Cai's ridge term is kept while 8 D^2 bytes (the D x D Gram matrix X^T X + ridge I the ridge
+# path used to need) stay within 1 GiB (D <= 11585); above, the ridge is dropped and the paths
+# run on X (Cai, Zhang & He 2010 pose a plain lasso; the ridge is their code's). The paths no
+# longer form that matrix (see _gram_lasso_paths); the bound is kept so that the scores of
+# the wider data sets stay what they were.
 _GRAM_MAX_BYTES = 2**30
+
+# Features a working set starts with when the path is shorter (see _gram_lasso_paths), and the
+# fraction of the LARS bound at which an outside feature joins it (below 1: features about to
+# reach the bound join in the same round, which saves a path).
+_WORKING_SET_MIN = 256
+_WORKING_SET_MARGIN = 0.7
 
 
 def spectral_embedding_targets(W, n_eigenvectors):
@@ -56,9 +61,10 @@ def lasso_coefficients(X, Y, n_nonzero, ridge=1e-3):
     lasso path with ``n_nonzero`` active features, then ``a_k / ||a_k||_2``. When that
     cardinality is never reached, the path point of largest cardinality (the caller warns).
 
-    The Gram matrix is formed once for all ``K`` targets while ``8 D^2`` bytes stay within
-    ``_GRAM_MAX_BYTES``; above (and for ``ridge=0``), the ridge term is dropped and each path
-    runs on ``X`` itself: the paper's problem is a plain lasso (Cai, Zhang & He 2010, section 3);
+    The paths run on principal submatrices of the Gram matrix over a working set of features
+    (the whole matrix, formed once for all ``K`` targets, when most features join) while
+    ``8 D^2`` bytes stay within ``_GRAM_MAX_BYTES``; above (and for ``ridge=0``), the ridge
+    term is dropped and each path runs on ``X`` itself: the paper's problem is a plain lasso (Cai, Zhang & He 2010, section 3);
     the ridge is their code's.
 
     Parameters
@@ -112,6 +118,60 @@ def _path_point(coefs, n_nonzero):
 
 
 def _gram_lasso_paths(X, Y, ridge, max_iter):
+    """Lasso-LARS paths (D, steps) of every column of ``Y`` on ``G = X^T X + ridge I``, exact,
+    from principal submatrices of ``G`` on a working set of features.
+
+    The path of ``lars_path_gram`` on the features ``S`` is the path on all ``D`` features as
+    long as no feature outside ``S`` would have entered it: between two breakpoints the
+    correlations ``c_j = x_j^T (y - X a)`` of the inactive features and the current maximum
+    ``n alpha`` are linear in the step, so ``|c_j| < n alpha`` at every breakpoint of the path
+    on ``S`` proves that the LARS step rule (the smallest step at which an inactive
+    correlation reaches the active ones) never picks ``j``. ``S`` starts as the
+    ``max(2 max_iter, 256)`` features of largest ``|x_j^T y|``; the features that come within
+    ``_WORKING_SET_MARGIN`` of the bound are added and the path run again. ``S`` (kept in
+    feature order, so that exact ties break as on the whole matrix) and its Gram submatrix
+    grow across the ``K`` targets, and only the new rows are computed: ``O(|S|^2 n)`` in all
+    for the Gram submatrix and ``O(n D steps)`` per check, against ``O(n D^2)`` for the whole
+    of ``G``. When ``S`` would pass half of the features (image data, where most pixels
+    reach the bound) the remaining paths run on the whole of ``G``, formed once and
+    restored in place between paths (:func:`_restore_gram`): ``8 D^2`` bytes, 0.85 GB at
+    D = 10304, the most this step ever holds.
+    """
+    n, D = X.shape
+    size = min(D, max(2 * max_iter, _WORKING_SET_MIN))
+    work, gram = np.zeros(0, dtype=np.intp), np.zeros((0, 0))
+    targets = iter(Y.T)
+    for y in targets:
+        Xy = X.T @ y
+        add = np.argsort(-np.abs(Xy), kind="stable")[:size]
+        while np.union1d(work, add).size <= D // 2:
+            work, gram = _grow_gram(X, ridge, work, gram, add)
+            alphas, _, coefs_s = lars_path_gram(Xy=Xy[work], Gram=gram, n_samples=n,
+                                                method="lasso", max_iter=max_iter)
+            outside = np.ones(D, dtype=bool)
+            outside[work] = False
+            # correlations of the outside features at every breakpoint over n alpha there
+            ratio = (np.abs(Xy[outside, None] - X[:, outside].T @ (X[:, work] @ coefs_s))
+                     / np.maximum(n * alphas[None, :], np.finfo(float).tiny)).max(axis=1)
+            # the path on S also stops when all of S is active
+            full = np.count_nonzero(coefs_s, axis=0).max() >= work.size - 1
+            if ratio.max() < 1.0 - 1e-9 and not full:
+                coefs = np.zeros((D, coefs_s.shape[1]))
+                coefs[work] = coefs_s
+                yield coefs
+                break
+            add = np.flatnonzero(outside)[ratio >= _WORKING_SET_MARGIN]
+            if full:
+                add = np.union1d(add, np.flatnonzero(outside)[np.argsort(-ratio)[:size]])
+        else:
+            # the working set would hold most features: this and the remaining paths on G
+            del gram
+            yield from _whole_gram_lasso_paths(X, np.column_stack([y, *targets]), ridge,
+                                               max_iter)
+            return
+
+
+def _whole_gram_lasso_paths(X, Y, ridge, max_iter):
     """Lasso-LARS paths (D, steps) of every column of ``Y`` on one ``G = X^T X + ridge I``.
 
     ``lars_path_gram(copy_Gram=False)`` overwrites ``G`` (it swaps rows and columns as
@@ -155,6 +215,54 @@ def _restore_gram(gram, X, ridge, moved):
         gram[np.diag_indices(X.shape[1])] += ridge
 
 
+def _grow_gram(X, ridge, work, gram, add):
+    """``(S', G[S', S'])`` for ``S' = S + add`` in feature order, from ``G[S, S]`` and the new
+    rows only."""
+    add = np.setdiff1d(add, work)
+    if not add.size:
+        return work, gram
+    Xa = X[:, add]
+    cross = X[:, work].T @ Xa
+    corner = Xa.T @ Xa
+    corner[np.diag_indices(add.size)] += ridge
+    merged = np.concatenate([work, add])
+    order = np.argsort(merged, kind="stable")
+    big = np.block([[gram, cross], [cross.T, corner]])
+    return merged[order], big[np.ix_(order, order)]
+
+
+def skfeature_embedding_targets(W, n_eigenvectors):
+    """scikit-feature's ``Y (n, K)``: ``D^-1/2 V`` with ``V`` the eigenvectors of the ``K``
+    largest eigenvalues of ``D^-1/2 W D^-1/2`` below the top one, taken by position from a
+    full dense ``eigh`` (columns ``[-K-1:-1]``), with LAPACK's signs.
+
+    The compatibility recipe's embedding (``solver="skfeature"``): the same subspace as
+    :func:`spectral_embedding_targets` on a connected graph, in the reverse order and with
+    arbitrary signs, which the signed maximum of ``score_rule="signed_max"`` sees. The trivial
+    eigenvector is dropped by position, which is wrong on a disconnected graph.
+    """
+    W = W.toarray() if sp.issparse(W) else np.array(W, dtype=np.float64)
+    W = 0.5 * (W + W.T)
+    inv_sqrt = np.sqrt(1.0 / W.sum(axis=1))
+    M = inv_sqrt[:, None] * W * inv_sqrt[None, :]
+    M = np.maximum(M, M.T)
+    _, V = scipy.linalg.eigh(M)
+    return inv_sqrt[:, None] * V[:, -n_eigenvectors - 1:-1]
+
+
+def lar_coefficients(X, Y, n_nonzero):
+    """scikit-feature's regression: pure LAR, ``Lars(n_nonzero_coefs=d)`` with an intercept
+    (``X`` and ``y`` centred), no lasso drop step, no ridge and no normalisation of ``a_k``.
+
+    On scikit-learn >= 1.2 this is what scikit-feature's ``mcfs`` runs; before 1.2 ``Lars``
+    also scaled the columns of ``X`` to unit norm (``normalize=True``).
+    """
+    A = np.zeros((X.shape[1], Y.shape[1]))
+    for k, y in enumerate(Y.T):
+        A[:, k] = Lars(n_nonzero_coefs=int(n_nonzero)).fit(X, y).coef_
+    return A
+
+
 class MCFS(FeatureRanker):
     """Multi-cluster feature selection: ``MCFS_j = max_k |a_kj|`` over sparse regressions.
 
@@ -179,6 +287,22 @@ class MCFS(FeatureRanker):
     ridge : float, default=1e-3
         Ridge term of Cai's Gram matrix ``X^T X + ridge I``; dropped when ``8 D^2`` bytes
         exceed 1 GiB (``D > 11585``). Without it (or with 0) the paths run on ``X``.
+    solver : {"cai", "skfeature"}, default="cai"
+        ``"cai"``: the embedding with the trivial eigenvector deflated and lasso-LARS with
+        Cai's ridge, each ``a_k`` L2-normalised (Cai, Zhang & He 2010; Cai's code).
+        ``"skfeature"``: scikit-feature's ``mcfs`` (compatibility): its embedding
+        (:func:`skfeature_embedding_targets`) and pure LAR with an intercept
+        (:func:`lar_coefficients`); ``ridge`` is not used.
+    score_rule : {"max_abs", "signed_max"}, default="max_abs"
+        ``max_k |a_kj|`` (Cai, Zhang & He 2010, eq. (5)), or scikit-feature's signed
+        ``max_k a_kj``. (Not ``score``: that name is scikit-learn's ``score`` method.)
+    self_loops : bool, default=False
+        ``W_ii = 1`` on the kNN graph, as scikit-feature's ``construct_W``.
+
+    The compatibility recipe (scikit-feature's ``construct_W(X, metric="euclidean",
+    neighbor_mode="knn", weight_mode="heat_kernel", k=k, t=t_sk)`` then ``mcfs(X, d, W=W,
+    n_clusters=K)``): ``MCFS(n_eigenvectors=K, n_nonzero_coefs=d, n_neighbors=k,
+    t=2 * t_sk**2, self_loops=True, solver="skfeature", score_rule="signed_max")``.
 
     Attributes
     ----------
@@ -197,9 +321,10 @@ class MCFS(FeatureRanker):
     absolute maximum (scikit-feature takes the signed one); LARS-lasso with Cai's ridge term
     and per-eigenvector L2 normalisation, not pure LAR; the trivial eigenvector is deflated, not
     dropped by position (a disconnected graph has several zero eigenvalues). The Gram matrix is
-    formed once per fit and shared by the ``K`` paths. When ``8 D^2`` bytes exceed 1 GiB the
-    ridge term is dropped and the paths run on ``X`` (O(n D) memory; the paper's problem is a
-    plain lasso): Cai's code instead augments ``X`` with ``sqrt(ridge) I`` rows when
+    never formed whole while a working set of features carries the paths (exactly the same
+    paths; see ``_gram_lasso_paths``), else formed once per fit and shared by the ``K``
+    paths. When ``8 D^2`` bytes exceed 1 GiB the ridge term is dropped and the paths run on
+    ``X`` (O(n D) memory; the paper's problem is a plain lasso): Cai's code instead augments ``X`` with ``sqrt(ridge) I`` rows when
     ``D >= 10000``, a matrix as large as the Gram one. Without the ridge the path cannot pass
     ``rank(X) <= n`` features. When a path never reaches ``d`` non-zeros it gives the point of
     largest cardinality, with one warning per fit.
@@ -222,7 +347,8 @@ class MCFS(FeatureRanker):
     higher_is_better = True
 
     def __init__(self, n_features_to_select=None, *, n_clusters=5, n_eigenvectors=None,
-                 n_nonzero_coefs=None, n_neighbors=5, t=None, t_rule="cai", ridge=1e-3):
+                 n_nonzero_coefs=None, n_neighbors=5, t=None, t_rule="cai", ridge=1e-3,
+                 solver="cai", score_rule="max_abs", self_loops=False):
         self.n_features_to_select = n_features_to_select
         self.n_clusters = n_clusters
         self.n_eigenvectors = n_eigenvectors
@@ -231,6 +357,9 @@ class MCFS(FeatureRanker):
         self.t = t
         self.t_rule = t_rule
         self.ridge = ridge
+        self.solver = solver
+        self.score_rule = score_rule
+        self.self_loops = self_loops
 
     def _score(self, X, rng):
         n, D = X.shape
@@ -240,15 +369,27 @@ class MCFS(FeatureRanker):
         if card is None:
             card = self.n_features_to_select if self.n_features_to_select else min(D, 50)
         card = int(min(card, D))
+        if self.solver not in ("cai", "skfeature"):
+            raise ValueError(f"solver must be 'cai' or 'skfeature', got {self.solver!r}.")
+        if self.score_rule not in ("max_abs", "signed_max"):
+            raise ValueError("score_rule must be 'max_abs' or 'signed_max', got "
+                             f"{self.score_rule!r}.")
         W, self.t_ = knn_graph(X, n_neighbors=min(self.n_neighbors, n - 1), t=self.t,
-                               t_rule=self.t_rule, return_bandwidth=True, allow_isolated=True)
-        Y = spectral_embedding_targets(W, K)
-        self.coef_, cardinality, self.ridge_ = lasso_coefficients(X, Y, card, self.ridge)
-        short = np.flatnonzero(cardinality < card)
-        if short.size:
-            # one warning per fit: with d > n it is every eigenvector
-            warnings.warn(f"lasso path never reached {card} non-zero coefficients for "
-                          f"{short.size} of {K} eigenvectors (largest: "
-                          f"{cardinality[short].max()}); using the largest", RuntimeWarning,
-                          stacklevel=3)
+                               t_rule=self.t_rule, return_bandwidth=True, allow_isolated=True,
+                               self_loops=self.self_loops)
+        if self.solver == "skfeature":
+            Y = skfeature_embedding_targets(W, K)
+            self.coef_, self.ridge_ = lar_coefficients(X, Y, card), 0.0
+        else:
+            Y = spectral_embedding_targets(W, K)
+            self.coef_, cardinality, self.ridge_ = lasso_coefficients(X, Y, card, self.ridge)
+            short = np.flatnonzero(cardinality < card)
+            if short.size:
+                # one warning per fit: with d > n it is every eigenvector
+                warnings.warn(f"lasso path never reached {card} non-zero coefficients for "
+                              f"{short.size} of {K} eigenvectors (largest: "
+                              f"{cardinality[short].max()}); using the largest",
+                              RuntimeWarning, stacklevel=3)
+        if self.score_rule == "signed_max":
+            return np.max(self.coef_, axis=1)
         return np.max(np.abs(self.coef_), axis=1)
