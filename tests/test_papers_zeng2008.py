@@ -129,3 +129,63 @@ def test_ncut_graph_table_shows_a_disconnected_graph(tmp_path):
     ours = table[table["ncut"].str.startswith("ours")].iloc[0]
     assert ours["acc"] == 1.0 and ours["cluster_sizes"] == "10 + 10"
     assert shi["acc"] < 1.0
+
+
+def test_schema_accepts_the_config_blocks_and_rejects_a_wrong_key():
+    from pathlib import Path
+
+    import yaml
+    from snakemake.utils import validate
+
+    root = Path(__file__).resolve().parents[1]
+    schema = str(root / "workflow/schemas/papers/zeng2008.schema.yaml")
+    config = yaml.safe_load((root / "config/experiments/zeng2008.yaml").read_text())
+    for name in ("zeng2008", "zeng2008-small"):
+        block = dict(config["papers"][name])
+        validate(block, schema=schema)
+        pie = config["experiments"][block["experiments"]["pie"]]
+        # both readings of the wavelet normalisation run, the variant is one of them
+        assert {"pie-c27", "pie-c27-dataset-norm"} <= set(pie["datasets"])
+        assert set(block["variants"]) == {"pie-c27"}
+    with pytest.raises(Exception):
+        validate(dict(config["papers"]["zeng2008"], variants=["pie-c27"]), schema=schema)
+
+
+@pytest.mark.workflow
+def test_paper_target_runs_end_to_end(tmp_path, mirror):
+    """`snakemake zeng2008-small` (both PIE readings, LEUKEMIA, 2 seeds) and the reproduction
+    summary: figures, tables, the Ncut graph table and the paper-vs-ours rows, the per-image
+    PIE rows marked as variants."""
+    import subprocess
+    import sys
+
+    from _workflow import copy_workflow
+
+    work = tmp_path / "wf"
+    work.mkdir()
+    copy_workflow(work)
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2", "zeng2008-small",
+                           "reproduction", "--config", f"mirror={mirror}",
+                           "reproduction={papers: [zeng2008-small], "
+                           "target_papers: [zeng2008-small]}"],
+                          cwd=work, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    out = work / "results/zeng2008-small"
+    for name in ("fig2_pie.png", "fig3_genes.png", "tables/best_mean.md",
+                 "tables/iterations.md", "tables/ncut_graph.md"):
+        assert (out / name).stat().st_size > 0
+    table = pd.read_csv(out / "paper_vs_ours.tsv", sep="\t")
+    assert list(table.columns) == zeng2008.PAPER_VS_OURS_COLUMNS
+    variant = table["note"].str.startswith("variant: per-image")
+    assert variant.any() and (table.loc[variant, "dataset"] == "PIEC27_5p").all()
+    primary_pie = table[(table["dataset"] == "PIEC27_5p") & ~variant]
+    assert {"Table 1", "Fig. 2"} <= set(primary_pie["table_or_figure"])
+    ncut = pd.read_csv(out / "tables/ncut_graph.tsv", sep="\t")
+    assert set(ncut["dataset"]) == {"LEUKEMIA"} and len(ncut) == len(zeng2008.NCUT_READINGS)
+    summary = pd.read_csv(work / "results/reproduction.tsv", sep="\t")
+    mine = summary[summary["paper_key"] == "zeng2008-small"]
+    assert len(mine) == len(table.drop_duplicates())
+    marked = mine["note"].str.startswith("variant:")
+    assert marked.sum() == variant.sum() > 0
+    assert (mine.loc[marked, "status"] == "variant").all()
+    assert (mine.loc[~marked, "status"] != "variant").all()
