@@ -71,6 +71,8 @@ DERIVED = {
     "usps-0v8": lambda m: (1553 + 708, m[1], 2),
     # spec 1.6: 21 images for each of the 68 subjects, 1280 wavelet features.
     "pie-c27": lambda m: (m[2] * 21, 1280, m[2]),
+    # the same images, the dataset-wide wavelet normaliser (Zeng & Cheung 2008's other reading)
+    "pie-c27-dataset-norm": lambda m: (m[2] * 21, 1280, m[2]),
     # MANIFEST assumed a gene-id column these files do not have (description of the rows).
     "desouto-lapointe-2004-v1": lambda m: (m[0] + 1, m[1], m[2]),
     "desouto-lapointe-2004-v2": lambda m: (m[0] + 1, m[1], m[2]),
