@@ -100,10 +100,12 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
     - Labels are renumbered to be consecutive.
     - Shi's code as run by Zeng & Cheung 2008 (``discretization="ncutW", offset=0.5,
       min_affinity=1e-6``) was tried on their gene sets at their ``t``: no affinity there
-      exceeds 1e-6 (LEUKEMIA's largest is ~1e-26), the sparsified graph is empty and ncutW
+      exceeds 1e-6 (LEUKEMIA's largest is ~1e-26; on MULTITISSUE one near-duplicate pair
+      does), the sparsified graph is (almost) empty and ncutW
       returns one cluster of 38 (LEUKEMIA), 194 + 1 + 1 + 1 (LUNG substitute), 99 + 1 + 1 + 1
       (MULTITISSUE), 243 + five singletons (ST.LEUKEMIA); our default gives 36 + 2,
-      187 + 7 + 3, 73 + 24 + 3 + 2 and 247 + 1: both degenerate, so the default stays.
+      187 + 7 + 3, 73 + 24 + 3 + 2 and 247 + 1: both put most samples in one cluster, so the
+      default stays.
 
     References
     ----------
