@@ -44,6 +44,7 @@ include: "workflow/rules/paper_zeng2009.smk"
 include: "workflow/rules/paper_jiang2011.smk"
 include: "workflow/rules/provenance.smk"
 include: "workflow/rules/reproduction.smk"
+include: "workflow/rules/benchmarks.smk"
 include: "workflow/rules/experiments.smk"
 
 

@@ -68,6 +68,8 @@ _RESERVED = {
     "compare",
     "provenance",
     "reproduction",
+    "benchmarks",
+    "benchmarks_quick",
 }
 CATALOG = load_catalog(config["datasets_sheet"])
 EXPERIMENTS = config["experiments"]
