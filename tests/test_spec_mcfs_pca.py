@@ -62,6 +62,23 @@ def test_spec_gamma_power_matches_eigen_form_and_constants_last():
     assert SPEC(style="phi1", power=2).fit(Xc).feature_order_[-1] == 4
 
 
+def test_spec_phi1_phi2_rayleigh_form_equals_eigen_form():
+    # power 1 runs on f^T L f / f^T D f without Lsym; the eigen form is the definition
+    X, _ = _data(5, n=30)
+    X = np.column_stack([X, X[:, 0] + 10.0])  # shifted: phi1 small, phi2 not
+    W = rbf_affinity(X, keep_diagonal=True)
+    d = W.sum(1)
+    lam, Xi = np.linalg.eigh(np.eye(30) - W / np.sqrt(np.outer(d, d)))
+    Fh = np.sqrt(d)[:, None] * X
+    Fh /= np.linalg.norm(Fh, axis=0)
+    alpha = Xi.T @ Fh
+    phi1 = (lam[:, None] * alpha**2).sum(0)
+    np.testing.assert_allclose(spec_scores(X, W, "phi1"), phi1, rtol=1e-12, atol=1e-14)
+    xi0 = np.sqrt(d) / np.linalg.norm(np.sqrt(d))
+    np.testing.assert_allclose(spec_scores(X, W, "phi2"), phi1 / (1 - (xi0 @ Fh) ** 2),
+                               rtol=1e-10, atol=0)
+
+
 def test_mcfs_scores_are_max_abs_coefficients_and_sign_invariant():
     X, _ = _data(3)
     model = MCFS(n_clusters=2, n_eigenvectors=3, n_nonzero_coefs=2).fit(X)
