@@ -103,7 +103,7 @@ def test_blocked_equals_cached(data):
     np.testing.assert_array_equal(cached.weights_, blocked.weights_)
     np.testing.assert_array_equal(cached.objective_history_, blocked.objective_history_)
     np.testing.assert_array_equal(cached.labels_, blocked.labels_)
-    # other block sizes (one feature per block, the memory-limited default, all at once) change
+    # other block sizes (one feature per block, the cache-sized default, 13 features) change
     # only the summation order
     for other in (_fit(X, memory_limit=budget), _fit(X), _fit(X, block_size=13)):
         np.testing.assert_allclose(other.weights_, cached.weights_, rtol=1e-12, atol=1e-14)
