@@ -388,6 +388,11 @@ def main(argv=None):
 
     rows = []
     with threadpool_limits(1):
+        # the peer table first (the ratios the issue asks for), each table rewritten as it
+        # grows, so that a run cut short still leaves what it measured
+        peer = (pd.DataFrame([{"method": "all", "status": "skipped: --no-peers or --quick"}])
+                if args.no_peers or quick else peers(repeats))
+        peer.to_csv(out / "suite_peers.tsv", sep="\t", index=False)
         for kind, names in (("ranker", methods), ("clusterer", clusterers)):
             for name in names:
                 for axis, grid in (("n", n_grid), ("d", d_grid)):
@@ -411,13 +416,14 @@ def main(argv=None):
                             rows.append(_skipped(kind, name, ds, "", 0, 0, "not in mirror"))
                             continue
                         rows.append(run_case(kind, name, X, ds, repeats, ""))
+                timings = pd.DataFrame(rows)
+                timings.to_csv(out / "suite_timings.tsv", sep="\t", index=False)
+                fit_exponents(timings).to_csv(out / "suite_exponents.tsv", sep="\t",
+                                              index=False)
         timings = pd.DataFrame(rows)
         exponents = fit_exponents(timings)
-        peer = (pd.DataFrame([{"method": "all", "status": "skipped: --no-peers or --quick"}])
-                if args.no_peers or quick else peers(repeats))
     timings.to_csv(out / "suite_timings.tsv", sep="\t", index=False)
     exponents.to_csv(out / "suite_exponents.tsv", sep="\t", index=False)
-    peer.to_csv(out / "suite_peers.tsv", sep="\t", index=False)
     plot(timings, out)
     print(exponents.to_string(index=False))
     print(peer.to_string(index=False))
