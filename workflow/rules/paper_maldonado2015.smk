@@ -28,10 +28,16 @@ for _paper in MALDONADO2015:
             f"{PAPERS[_paper]['table3']['clusterer']!r} is not a clusterer of {_bench} "
             f"({', '.join(EXPERIMENTS[_bench]['clusterers'])})"
         )
-    for _column, _method in PAPERS[_paper]["table3"]["filters"].items():
+    for _column, _method in {
+        **{("filters", k): m for k, m in PAPERS[_paper]["table3"]["filters"].items()},
+        **{
+            ("filters_at_paper_n", k): m
+            for k, m in PAPERS[_paper]["table3"].get("filters_at_paper_n", {}).items()
+        },
+    }.items():
         if _method not in EXPERIMENTS[_bench]["methods"]:
             raise ValueError(
-                f"papers.{_paper}.table3.filters.{_column}: {_method!r} is not a method of "
+                f"papers.{_paper}.table3.{'.'.join(_column)}: {_method!r} is not a method of "
                 f"{_bench} ({', '.join(EXPERIMENTS[_bench]['methods'])})"
             )
     if PAPERS[_paper]["figure2_dataset"] not in EXPERIMENTS[_bench]["datasets"]:
@@ -103,6 +109,7 @@ _maldonado2015_settings = lambda wildcards, bench, toy, table4: {
             "method": method,
             "lam": spec.get("params", {}).get("lam", 0.5),
             "gamma": spec.get("params", {}).get("gamma", 1.0),
+            "gradient": spec.get("params", {}).get("gradient", "correct"),
             "seed": seed,
             "sidecar": ranking_file(table4, ds, method, seed, "json"),
         }
