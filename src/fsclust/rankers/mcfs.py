@@ -6,8 +6,9 @@ import warnings
 
 import numpy as np
 import scipy.linalg
+import scipy.linalg.blas
 import scipy.sparse as sp
-from sklearn.linear_model import Lars, lars_path, lars_path_gram
+from sklearn.linear_model import Lars, lars_path
 
 from ..graphs import knn_graph, laplacian, smallest_eigenvectors
 from .base import FeatureRanker
@@ -18,15 +19,9 @@ _DENSE_MAX_N = 2000
 # Cai's ridge term is kept while 8 D^2 bytes (the D x D Gram matrix X^T X + ridge I the ridge
 # path used to need) stay within 1 GiB (D <= 11585); above, the ridge is dropped and the paths
 # run on X (Cai, Zhang & He 2010 pose a plain lasso; the ridge is their code's). The paths no
-# longer form that matrix (see _gram_lasso_paths); the bound is kept so that the scores of
-# the wider data sets stay what they were.
+# longer form that matrix (see ridge_lasso_path); the bound is kept so that the scores of the
+# wider data sets stay what they were.
 _GRAM_MAX_BYTES = 2**30
-
-# Features a working set starts with when the path is shorter (see _gram_lasso_paths), and the
-# fraction of the LARS bound at which an outside feature joins it (below 1: features about to
-# reach the bound join in the same round, which saves a path).
-_WORKING_SET_MIN = 256
-_WORKING_SET_MARGIN = 0.7
 
 
 def spectral_embedding_targets(W, n_eigenvectors):
@@ -61,10 +56,9 @@ def lasso_coefficients(X, Y, n_nonzero, ridge=1e-3):
     lasso path with ``n_nonzero`` active features, then ``a_k / ||a_k||_2``. When that
     cardinality is never reached, the path point of largest cardinality (the caller warns).
 
-    The paths run on principal submatrices of the Gram matrix over a working set of features
-    (the whole matrix, formed once for all ``K`` targets, when most features join) while
-    ``8 D^2`` bytes stay within ``_GRAM_MAX_BYTES``; above (and for ``ridge=0``), the ridge
-    term is dropped and each path runs on ``X`` itself: the paper's problem is a plain lasso (Cai, Zhang & He 2010, section 3);
+    The paths never form the Gram matrix (:func:`ridge_lasso_path`, ``O(n D)`` per step and
+    memory). While ``8 D^2`` bytes stay within ``_GRAM_MAX_BYTES`` the ridge is kept; above
+    (and for ``ridge=0``), the ridge term is dropped and each path runs on ``X`` itself: the paper's problem is a plain lasso (Cai, Zhang & He 2010, section 3);
     the ridge is their code's.
 
     Parameters
@@ -95,7 +89,8 @@ def lasso_coefficients(X, Y, n_nonzero, ridge=1e-3):
     # lasso drop steps consume LARS iterations: leave slack and read the path afterwards
     max_iter = 4 * int(n_nonzero) + 50
     if ridge > 0 and 8 * D * D <= _GRAM_MAX_BYTES:
-        paths, ridge_used = _gram_lasso_paths(X, Y, ridge, max_iter), float(ridge)
+        paths = (ridge_lasso_path(X, y, ridge, max_iter)[2] for y in Y.T)
+        ridge_used = float(ridge)
     else:
         paths = (lars_path(X, y, Gram=None, method="lasso", max_iter=max_iter)[2] for y in Y.T)
         ridge_used = 0.0
@@ -117,118 +112,171 @@ def _path_point(coefs, n_nonzero):
     return (a / norm if norm > 0 else a), counts[j]
 
 
-def _gram_lasso_paths(X, Y, ridge, max_iter):
-    """Lasso-LARS paths (D, steps) of every column of ``Y`` on ``G = X^T X + ridge I``, exact,
-    from principal submatrices of ``G`` on a working set of features.
+_drotg = scipy.linalg.blas.drotg
 
-    The path of ``lars_path_gram`` on the features ``S`` is the path on all ``D`` features as
-    long as no feature outside ``S`` would have entered it: between two breakpoints the
-    correlations ``c_j = x_j^T (y - X a)`` of the inactive features and the current maximum
-    ``n alpha`` are linear in the step, so ``|c_j| < n alpha`` at every breakpoint of the path
-    on ``S`` proves that the LARS step rule (the smallest step at which an inactive
-    correlation reaches the active ones) never picks ``j``. ``S`` starts as the
-    ``max(2 max_iter, 256)`` features of largest ``|x_j^T y|``; the features that come within
-    ``_WORKING_SET_MARGIN`` of the bound are added and the path run again. ``S`` (kept in
-    feature order, so that exact ties break as on the whole matrix) and its Gram submatrix
-    grow across the ``K`` targets, and only the new rows are computed: ``O(|S|^2 n)`` in all
-    for the Gram submatrix and ``O(n D steps)`` per check, against ``O(n D^2)`` for the whole
-    of ``G``. When ``S`` would pass half of the features (image data, where most pixels
-    reach the bound) the remaining paths run on the whole of ``G``, formed once and
-    restored in place between paths (:func:`_restore_gram`): ``8 D^2`` bytes, 0.85 GB at
-    D = 10304, the most this step ever holds.
+
+def _min_pos(a):
+    """Smallest strictly positive entry (float max when none), as sklearn's min_pos."""
+    pos = a[a > 0]
+    return pos.min() if pos.size else np.finfo(np.float64).max
+
+
+def _cholesky_delete(L, go_out):
+    """Remove variable ``go_out`` from the lower Cholesky factor ``L`` in place: its row is
+    deleted and Givens rotations restore the triangle (scikit-learn's ``cholesky_delete``,
+    the same BLAS rotations)."""
+    n = L.shape[0]
+    L[go_out:n - 1] = L[go_out + 1:n].copy()
+    for i in range(go_out, n - 1):
+        a, b = L[i, i], L[i, i + 1]
+        c, s = _drotg(a, b)
+        r = c * a + s * b
+        if r < 0:
+            r, c, s = -r, -c, -s
+        L[i, i], L[i, i + 1] = r, 0.0
+        x, y = L[i + 1:n - 1, i].copy(), L[i + 1:n - 1, i + 1].copy()
+        L[i + 1:n - 1, i] = c * x + s * y
+        L[i + 1:n - 1, i + 1] = c * y - s * x
+
+
+def ridge_lasso_path(X, y, ridge, max_iter):
+    """The lasso-LARS path of ``y`` on ``X`` with the Gram matrix ``X^T X + ridge I``, without
+    forming it: ``lars_path_gram``'s algorithm step for step, its Gram rows computed from ``X``.
+
+    scikit-learn's ``lars_path_gram`` needs the ``D x D`` Gram matrix and keeps a full copy of
+    it for the lasso drop steps (16 D^2 bytes: 1.7 GB at D = 10304, the whole of MCFS's
+    memory); ``lars_path`` on ``X`` has no ridge, and Cai's augmented ``[X; sqrt(ridge) I]`` is
+    ``(n + D) x D``. Every Gram entry the algorithm reads is an inner product of columns of
+    ``X`` (plus ``ridge`` on the diagonal): the new active row ``x_j^T X_A``, the correlations
+    of the inactive features with the equiangular direction ``X_{I}^T (X_A w_A)``, and the
+    correlation of a dropped feature ``x_j^T (y - X a) - ridge a_j``. So each step costs
+    ``O(n D)`` (one product with ``X``) and memory is ``O(n D + steps D)``. The selection
+    rule, the tie order (the same swaps of positions), the rounding of the correlations, the
+    step length, the lasso drop rule and the stopping rules are sklearn's (1.x), so the path
+    equals ``lars_path_gram(Xy=X^T y, Gram=X^T X + ridge I, n_samples=n, method="lasso",
+    max_iter=max_iter)`` to round-off; the Cholesky factor is downdated by the same
+    Givens rotations after a drop.
+
+    Returns
+    -------
+    alphas : ndarray of shape (steps,)
+    active : list of int
+    coefs : ndarray of shape (D, steps)
     """
     n, D = X.shape
-    size = min(D, max(2 * max_iter, _WORKING_SET_MIN))
-    work, gram = np.zeros(0, dtype=np.intp), np.zeros((0, 0))
-    targets = iter(Y.T)
-    for y in targets:
-        Xy = X.T @ y
-        add = np.argsort(-np.abs(Xy), kind="stable")[:size]
-        while np.union1d(work, add).size <= D // 2:
-            work, gram = _grow_gram(X, ridge, work, gram, add)
-            alphas, _, coefs_s = lars_path_gram(Xy=Xy[work], Gram=gram, n_samples=n,
-                                                method="lasso", max_iter=max_iter)
-            outside = np.ones(D, dtype=bool)
-            outside[work] = False
-            # correlations of the outside features at every breakpoint over n alpha there
-            ratio = (np.abs(Xy[outside, None] - X[:, outside].T @ (X[:, work] @ coefs_s))
-                     / np.maximum(n * alphas[None, :], np.finfo(float).tiny)).max(axis=1)
-            # the path on S also stops when all of S is active
-            full = np.count_nonzero(coefs_s, axis=0).max() >= work.size - 1
-            if ratio.max() < 1.0 - 1e-9 and not full:
-                coefs = np.zeros((D, coefs_s.shape[1]))
-                coefs[work] = coefs_s
-                yield coefs
-                break
-            add = np.flatnonzero(outside)[ratio >= _WORKING_SET_MARGIN]
-            if full:
-                add = np.union1d(add, np.flatnonzero(outside)[np.argsort(-ratio)[:size]])
+    Xt = np.array(X.T, order="C")  # rows are features; swapped as variables enter and leave
+    Xy = X.T @ y
+    Cov = Xy.copy()
+    indices = np.arange(D)
+    max_features = min(max_iter, D)
+    coefs = np.zeros((max_features + 1, D))
+    alphas = np.zeros(max_features + 1)
+    n_iter, n_active = 0, 0
+    active = []
+    sign_active = np.empty(max_features, dtype=np.int8)
+    drop = False
+    L = np.empty((max_features, max_features))
+    tiny32 = np.finfo(np.float32).tiny
+    cov_precision = np.finfo(np.float64).precision
+    equality_tolerance = np.finfo(np.float32).eps
+    eps = np.finfo(np.float64).eps
+    while True:
+        if Cov.size:
+            C_idx = int(np.argmax(np.abs(Cov)))
+            C_ = Cov[C_idx]
+            C = abs(C_)
         else:
-            # the working set would hold most features: this and the remaining paths on G
-            del gram
-            yield from _whole_gram_lasso_paths(X, np.column_stack([y, *targets]), ridge,
-                                               max_iter)
-            return
-
-
-def _whole_gram_lasso_paths(X, Y, ridge, max_iter):
-    """Lasso-LARS paths (D, steps) of every column of ``Y`` on one ``G = X^T X + ridge I``.
-
-    ``lars_path_gram(copy_Gram=False)`` overwrites ``G`` (it swaps rows and columns as
-    variables enter and leave the active set) instead of copying 8 D^2 bytes per target; before
-    the next target the rows and columns it can have moved are recomputed from ``X``.
-    """
-    n, D = X.shape
-    gram = X.T @ X
-    gram[np.diag_indices(D)] += ridge
-    moved = None
-    for y in Y.T:
-        if moved is not None:
-            _restore_gram(gram, X, ridge, moved)
-        _, active, coefs = lars_path_gram(Xy=X.T @ y, Gram=gram, n_samples=n, method="lasso",
-                                          max_iter=max_iter, copy_Gram=False)
-        # sklearn permutes only the leading positions (one per active variable) and the
-        # positions of the variables that entered, which are their original indices (by
-        # induction: a variable leaves the front only for the position of one that entered)
-        front = np.arange(min(D, np.count_nonzero(coefs, axis=0).max() + 2))
-        entered = np.union1d(np.flatnonzero(np.any(coefs, axis=1)), np.asarray(active, int))
-        moved = np.union1d(front, entered).astype(np.intp)
-        yield coefs
-
-
-def _restore_gram(gram, X, ridge, moved):
-    """``G = X^T X + ridge I`` again, in place, after a path that may have permuted the rows
-    and columns ``moved``.
-
-    A matrix-vector probe checks the whole matrix (a Cholesky step sklearn discards as
-    degenerate leaves a swap outside ``moved``); if it fails, all of ``G`` is formed again.
-    """
-    rows = X[:, moved].T @ X
-    rows[np.arange(moved.size), moved] += ridge
-    gram[moved, :] = rows
-    gram[:, moved] = rows.T
-    probe = np.random.default_rng(0).random(X.shape[1])
-    expected = X.T @ (X @ probe) + ridge * probe
-    bound = np.abs(X).T @ (np.abs(X) @ probe) + ridge * probe
-    if not np.all(np.abs(gram @ probe - expected) <= 1e-9 * bound):
-        np.matmul(X.T, X, out=gram)
-        gram[np.diag_indices(X.shape[1])] += ridge
-
-
-def _grow_gram(X, ridge, work, gram, add):
-    """``(S', G[S', S'])`` for ``S' = S + add`` in feature order, from ``G[S, S]`` and the new
-    rows only."""
-    add = np.setdiff1d(add, work)
-    if not add.size:
-        return work, gram
-    Xa = X[:, add]
-    cross = X[:, work].T @ Xa
-    corner = Xa.T @ Xa
-    corner[np.diag_indices(add.size)] += ridge
-    merged = np.concatenate([work, add])
-    order = np.argsort(merged, kind="stable")
-    big = np.block([[gram, cross], [cross.T, corner]])
-    return merged[order], big[np.ix_(order, order)]
+            C = 0.0
+        alpha = C / n
+        alphas[n_iter] = alpha
+        coef = coefs[n_iter]
+        if alpha <= equality_tolerance:  # alpha_min = 0: the residual is fitted
+            break
+        if n_iter >= max_iter or n_active >= D:
+            break
+        if not drop:
+            sign_active[n_active] = np.sign(C_)
+            m, k = n_active, C_idx + n_active
+            Cov[C_idx], Cov[0] = Cov[0], Cov[C_idx]
+            indices[k], indices[m] = indices[m], indices[k]
+            Cov_not_shortened = Cov
+            Cov = Cov[1:]
+            Xt[[k, m]] = Xt[[m, k]]
+            # the new row of the Gram matrix, x_j^T X_A, and its diagonal ||x_j||^2 + ridge
+            c = Xt[n_active] @ Xt[n_active] + ridge
+            L[n_active, :n_active] = Xt[:n_active] @ Xt[n_active]
+            if n_active:
+                L[n_active, :n_active] = scipy.linalg.solve_triangular(
+                    L[:n_active, :n_active], L[n_active, :n_active], lower=True,
+                    check_finite=False)
+            v = L[n_active, :n_active] @ L[n_active, :n_active]
+            diag = max(np.sqrt(abs(c - v)), eps)
+            L[n_active, n_active] = diag
+            if diag < 1e-7:
+                Cov = Cov_not_shortened
+                Cov[0] = 0
+                Cov[C_idx], Cov[0] = Cov[0], Cov[C_idx]
+                continue
+            active.append(int(indices[n_active]))
+            n_active += 1
+        if n_iter > 0 and alphas[n_iter - 1] < alpha:
+            break
+        # the equiangular direction: G_AA w = AA s, 1 / AA^2 = s^T G_AA^-1 s
+        signs = sign_active[:n_active].astype(np.float64)
+        least_squares = scipy.linalg.cho_solve((L[:n_active, :n_active], True), signs,
+                                               check_finite=False)
+        if least_squares.size == 1 and least_squares[0] == 0:
+            least_squares[...] = 1
+            AA = 1.0
+        else:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                AA = 1.0 / np.sqrt(np.sum(least_squares * signs))
+            i, L_ = 0, L[:n_active, :n_active].copy()
+            while not np.isfinite(AA):  # sklearn's regularisation of a degenerate factor
+                L_.flat[::n_active + 1] += (2**i) * eps
+                least_squares = scipy.linalg.cho_solve((L_, True), signs, check_finite=False)
+                AA = 1.0 / np.sqrt(max(np.sum(least_squares * signs), eps))
+                i += 1
+            least_squares *= AA
+        # the inactive features' correlations with the direction: X_I^T (X_A w), O(n D)
+        eq_dir = Xt[:n_active].T @ least_squares
+        corr_eq_dir = Xt[n_active:] @ eq_dir
+        np.around(corr_eq_dir, decimals=cov_precision, out=corr_eq_dir)
+        g1 = _min_pos((C - Cov) / (AA - corr_eq_dir + tiny32))
+        g2 = _min_pos((C + Cov) / (AA + corr_eq_dir + tiny32))
+        gamma_ = min(g1, g2, C / AA)
+        drop = False
+        z = -coef[active] / (least_squares + tiny32)
+        z_pos = _min_pos(z)
+        if z_pos < gamma_:
+            idx = np.where(z == z_pos)[0][::-1]
+            sign_active[idx] = -sign_active[idx]
+            gamma_ = z_pos
+            drop = True
+        n_iter += 1
+        if n_iter >= coefs.shape[0]:
+            add = 2 * max(1, max_features - n_active)
+            coefs = np.concatenate([coefs, np.zeros((add, D))])
+            alphas = np.concatenate([alphas, np.zeros(add)])
+        coef = coefs[n_iter]
+        prev_coef = coefs[n_iter - 1]
+        coef[active] = prev_coef[active] + gamma_ * least_squares
+        Cov -= gamma_ * corr_eq_dir
+        if drop:
+            for ii in idx:
+                _cholesky_delete(L[:n_active, :n_active], ii)
+                n_active -= 1
+            drop_idx = [active.pop(ii) for ii in idx]
+            for ii in idx:
+                for i in range(ii, n_active):
+                    indices[i], indices[i + 1] = indices[i + 1], indices[i]
+                    Xt[[i, i + 1]] = Xt[[i + 1, i]]
+            # the dropped features' correlations again: x_j^T (y - X a) - ridge a_j
+            temp = Xy[drop_idx] - X[:, drop_idx].T @ (X @ coef) - ridge * coef[drop_idx]
+            Cov = np.r_[temp, Cov]
+            sign_active = np.delete(sign_active, idx)
+            sign_active = np.append(sign_active, 0)
+    return alphas[:n_iter + 1], active, coefs[:n_iter + 1].T
 
 
 def skfeature_embedding_targets(W, n_eigenvectors):
@@ -321,9 +369,8 @@ class MCFS(FeatureRanker):
     absolute maximum (scikit-feature takes the signed one); LARS-lasso with Cai's ridge term
     and per-eigenvector L2 normalisation, not pure LAR; the trivial eigenvector is deflated, not
     dropped by position (a disconnected graph has several zero eigenvalues). The Gram matrix is
-    never formed whole while a working set of features carries the paths (exactly the same
-    paths; see ``_gram_lasso_paths``), else formed once per fit and shared by the ``K``
-    paths. When ``8 D^2`` bytes exceed 1 GiB the ridge term is dropped and the paths run on
+    never formed: its rows are computed from ``X`` as the path needs them
+    (:func:`ridge_lasso_path`, the same path as scikit-learn's on the Gram matrix). When ``8 D^2`` bytes exceed 1 GiB the ridge term is dropped and the paths run on
     ``X`` (O(n D) memory; the paper's problem is a plain lasso): Cai's code instead augments ``X`` with ``sqrt(ridge) I`` rows when
     ``D >= 10000``, a matrix as large as the Gram one. Without the ridge the path cannot pass
     ``rank(X) <= n`` features. When a path never reaches ``d`` non-zeros it gives the point of
