@@ -213,6 +213,8 @@ def fit_exponents(timings):
     """Least-squares slope of log(median time) against log(n) and log(d) per method (the
     largest three sizes timed on each axis), beside the derived exponents."""
     rows = []
+    if timings.empty:
+        return pd.DataFrame(rows)
     ok = timings[timings["status"] == "ok"]
     for (kind, name), group in ok.groupby(["kind", "method"], sort=False):
         n_exp, d_exp, term, _ = COMPLEXITY.get(name, (np.nan, np.nan, "", ""))
@@ -342,6 +344,8 @@ def plot(timings, out):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    if timings.empty:
+        return
     ok = timings[(timings["status"] == "ok") & (timings["dataset"] == "synthetic")]
     for axis in ("n", "d"):
         fig, ax = plt.subplots(figsize=(7, 5))
