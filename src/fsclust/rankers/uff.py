@@ -30,7 +30,7 @@ class UFF(FeatureRanker):
         Number of top-ranked features kept by ``transform``; None keeps all.
     ddof : int, default=1
         Degrees of freedom of the sd of the selection rule (MATLAB's ``std``: 1).
-    batch_size : int, default=64
+    batch_size : int, default=32
         Features per batch of downdated spectra.
 
     Attributes
@@ -75,7 +75,7 @@ class UFF(FeatureRanker):
 
     higher_is_better = True
 
-    def __init__(self, n_features_to_select=None, *, ddof=1, batch_size=64):
+    def __init__(self, n_features_to_select=None, *, ddof=1, batch_size=32):
         self.n_features_to_select = n_features_to_select
         self.ddof = ddof
         self.batch_size = batch_size
@@ -129,7 +129,7 @@ def svd_entropy(eigenvalues, n_values=None):
     return 0.0 - terms.sum(axis=-1) / np.log(N)
 
 
-def svd_entropy_contributions(X, batch_size=64):
+def svd_entropy_contributions(X, batch_size=32):
     """``E(X)`` and ``E(X without column j)`` for every ``j``.
 
     For ``n <= D`` the squared singular values of ``X`` without column ``j`` are the
