@@ -132,7 +132,7 @@ def _downdated_entropies_by_eigvalsh(X):
 
 @pytest.mark.parametrize("case", ["gaussian", "centred-duplicate-zero", "scales", "dominant",
                                   "square"])
-def test_secular_equation_entropies_equal_eigvalsh_per_feature(case):
+def test_downdated_entropies_equal_eigvalsh_per_feature(case):
     rng = np.random.RandomState(11)
     X = rng.randn(30, 200)
     if case == "centred-duplicate-zero":
@@ -151,15 +151,35 @@ def test_secular_equation_entropies_equal_eigvalsh_per_feature(case):
     np.testing.assert_allclose(reduced, _downdated_entropies_by_eigvalsh(X), rtol=0, atol=1e-10)
 
 
-def test_rank_one_downdate_eigenvalues_interlace_and_match_eigvalsh():
-    from fsclust.rankers.uff import rank_one_downdate_eigenvalues
+def test_downdated_entropies_without_eigenvalues_match_eigvalsh():
+    from fsclust.rankers.uff import downdated_entropies
+
     rng = np.random.RandomState(12)
     lam = np.sort(rng.rand(40) * 10.0)
-    lam[10] = lam[11]  # a repeated eigenvalue: a root on the pole
-    Z = rng.randn(25, 40)
-    Z[3, 7] = 0.0  # deflated component
-    mu = rank_one_downdate_eigenvalues(lam, Z)
-    reference = np.array([np.linalg.eigvalsh(np.diag(lam) - np.outer(z, z)) for z in Z])
-    np.testing.assert_allclose(mu, reference, rtol=0, atol=1e-12 * lam.max())
-    # interlacing: mu_1 <= l_1, and l_{i-1} <= mu_i <= l_i
-    assert np.all(mu <= lam + 1e-12) and np.all(mu[:, 1:] >= lam[:-1] - 1e-12)
+    lam[10] = lam[11]  # a repeated eigenvalue
+    lam[0] = 0.0  # a singular G
+    # z = diag(sqrt(lam)) v with ||v|| < 1: diag(lam) - z z^T is PSD (leverage ||v||^2), as
+    # for a column of X; z_0 = 0 (x in the range of the singular G)
+    V = rng.randn(25, 40)
+    V *= rng.uniform(0.1, 0.99, size=(25, 1)) / np.linalg.norm(V, axis=1, keepdims=True)
+    Z = np.sqrt(lam) * V
+    Z[3, 7] = 0.0
+    entropy, pole = downdated_entropies(lam, Z, 40)
+    assert not pole.any()
+    reference = [svd_entropy(np.linalg.eigvalsh(np.diag(lam) - np.outer(z, z))) for z in Z]
+    np.testing.assert_allclose(entropy, reference, rtol=0, atol=1e-12)
+
+
+def test_a_column_outside_the_others_span_falls_back_to_its_spectrum():
+    # feature 0 alone carries sample 0: removing it lowers the rank (leverage 1, a pole of
+    # the integrand at t = 0); its entropy comes from the eigenvalues, as the square case's
+    rng = np.random.RandomState(13)
+    X = rng.randn(12, 40)
+    X[0, 1:] = 0.0
+    from fsclust.rankers.uff import downdated_entropies
+
+    lam, U = np.linalg.eigh(X @ X.T)
+    _, pole = downdated_entropies(lam, (U.T @ X).T, 12)
+    assert pole[0] and not pole[1:].any()
+    _, reduced = svd_entropy_contributions(X)
+    np.testing.assert_allclose(reduced, _downdated_entropies_by_eigvalsh(X), rtol=0, atol=1e-10)

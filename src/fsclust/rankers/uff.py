@@ -18,11 +18,12 @@ class UFF(FeatureRanker):
 
     The squared singular values are the eigenvalues of a Gram matrix: for ``n <= D`` of
     ``G = X X^T`` ``(n, n)``, where removing column ``j`` is the rank-one downdate
-    ``G - x_j x_j^T``, whose eigenvalues are the roots of a secular equation in the
-    eigenbasis of ``G`` (one ``eigh``, then ``O(n^2)`` per feature and iteration, a few
-    iterations; :func:`rank_one_downdate_eigenvalues`); for ``D < n`` of the principal
-    submatrices of ``X^T X`` ``(D, D)`` by batched ``eigvalsh``. Memory
-    ``O(batch_size n^2)``. The entropies equal an ``eigvalsh`` per feature to 1e-15.
+    ``G - x_j x_j^T``; its entropy needs only ``trace(M log M)``, an integral of the
+    resolvent that Sherman-Morrison gives from two sums over the eigenbasis of ``G``
+    (:func:`downdated_entropies`): one ``eigh``, then matrix products, ``O(n^3 + n D Q)``
+    with ``Q = 211`` quadrature nodes. For ``D < n`` the principal submatrices of ``X^T X``
+    ``(D, D)`` by batched ``eigvalsh``. The entropies equal an ``eigvalsh`` per feature to
+    1.5e-15.
 
     Parameters
     ----------
@@ -30,8 +31,9 @@ class UFF(FeatureRanker):
         Number of top-ranked features kept by ``transform``; None keeps all.
     ddof : int, default=1
         Degrees of freedom of the sd of the selection rule (MATLAB's ``std``: 1).
-    batch_size : int, default=32
-        Features per batch of downdated spectra.
+    batch_size : int, default=1024
+        Features per batch (memory ``O(batch_size Q)``; ``batch_size`` matrices of
+        ``n x n`` for ``D < n``).
 
     Attributes
     ----------
@@ -75,7 +77,7 @@ class UFF(FeatureRanker):
 
     higher_is_better = True
 
-    def __init__(self, n_features_to_select=None, *, ddof=1, batch_size=32):
+    def __init__(self, n_features_to_select=None, *, ddof=1, batch_size=1024):
         self.n_features_to_select = n_features_to_select
         self.ddof = ddof
         self.batch_size = batch_size
@@ -129,14 +131,25 @@ def svd_entropy(eigenvalues, n_values=None):
     return 0.0 - terms.sum(axis=-1) / np.log(N)
 
 
-def svd_entropy_contributions(X, batch_size=32):
+# The trapezoid rule on t = e^u for the integral of downdated_entropies: nodes from e^-60 (an
+# eigenvalue below e^-60 of the largest adds under 1e-24 to the entropy) to e^45 (the
+# integrand decays as e^-u), step 0.5. The integrand is analytic in the strip |Im u| < pi, so
+# the error falls as exp(-2 pi^2 / h); step 0.5 and 0.25 agree with an eigvalsh per feature to
+# 1.5e-15 on the tests' matrices.
+_QUADRATURE_U = np.arange(-60.0, 45.0 + 0.25, 0.5)
+_QUADRATURE_STEP = 0.5
+# Leverage x_j^T G^+ x_j above 1 - this: removing column j lowers the rank (the integrand
+# has a pole at t = 0), and the feature's spectrum is taken by eigvalsh instead.
+_LEVERAGE_GAP = 1e-6
+
+
+def svd_entropy_contributions(X, batch_size=1024):
     """``E(X)`` and ``E(X without column j)`` for every ``j``.
 
     For ``n <= D`` the squared singular values of ``X`` without column ``j`` are the
-    eigenvalues of the rank-one downdate ``G - x_j x_j^T`` of ``G = X X^T``. With
-    ``G = U diag(l) U^T`` (one ``eigh``) they are the roots of the secular equation
-    ``1 - sum_i z_i^2 / (l_i - mu) = 0``, ``z = U^T x_j``, one in each interval between
-    consecutive ``l_i`` (:func:`rank_one_downdate_eigenvalues`): ``O(n^3 + D n^2)`` in all
+    eigenvalues ``mu`` of the rank-one downdate ``M = G - x_j x_j^T`` of ``G = X X^T``, and the
+    entropy needs only ``sum mu log mu`` (:func:`downdated_entropies`): one ``eigh`` of ``G``,
+    then two matrix products per batch, ``O(n^3 + n D Q)`` with ``Q = 211`` quadrature nodes,
     instead of an ``eigvalsh`` per feature, ``O(D n^3)``. For ``D < n`` the eigenvalues of the
     principal submatrices of ``X^T X`` ``(D, D)`` by batched ``eigvalsh``.
 
@@ -147,7 +160,7 @@ def svd_entropy_contributions(X, batch_size=32):
 
     Examples
     --------
-    >>> X = np.random.RandomState(0).rand(5, 3)
+    >>> X = np.random.RandomState(0).rand(5, 7)
     >>> e, reduced = svd_entropy_contributions(X)
     >>> s = np.linalg.svd(np.delete(X, 1, axis=1), compute_uv=False)
     >>> bool(np.isclose(reduced[1], svd_entropy(s**2)))
@@ -157,174 +170,97 @@ def svd_entropy_contributions(X, batch_size=32):
     n, d = X.shape
     reduced = np.empty(d)
     if n <= d:
-        lam, U = np.linalg.eigh(X @ X.T)
+        G = X @ X.T
+        lam, U = np.linalg.eigh(G)
         entropy = float(svd_entropy(lam))
         n_values = min(n, d - 1)
         Z = U.T @ X  # (n, D): each feature in the eigenbasis of G
         for a in range(0, d, batch_size):
-            mu = rank_one_downdate_eigenvalues(lam, Z[:, a:a + batch_size].T)  # (B, n)
-            # rank(X without j) <= d - 1: keep the N largest when D - 1 < n
-            reduced[a:a + batch_size] = svd_entropy(mu[:, n - n_values:], n_values)
+            reduced[a:a + batch_size], pole = downdated_entropies(lam, Z[:, a:a + batch_size].T,
+                                                                  n_values)
+            js = a + np.flatnonzero(pole)
+            if js.size:
+                cols = X[:, js]
+                stack = G[None, :, :] - np.einsum("ib,jb->bij", cols, cols)
+                # rank(X without j) <= d - 1: keep the N largest when D - 1 < n
+                reduced[js] = svd_entropy(np.linalg.eigvalsh(stack)[:, n - n_values:],
+                                          n_values)
     else:
         C = X.T @ X
         entropy = float(svd_entropy(np.linalg.eigvalsh(C)))
         keep = ~np.eye(d, dtype=bool)
-        for a in range(0, d, batch_size):
-            js = np.arange(a, min(a + batch_size, d))
+        step = max(1, min(batch_size, 2**22 // (d * d)))  # stacks of at most 32 MB
+        for a in range(0, d, step):
+            js = np.arange(a, min(a + step, d))
             idx = np.array([np.flatnonzero(keep[j]) for j in js])  # (B, d - 1)
             stack = C[idx[:, :, None], idx[:, None, :]]
             reduced[js] = svd_entropy(np.linalg.eigvalsh(stack), d - 1)
     return entropy, reduced
 
 
-def rank_one_downdate_eigenvalues(lam, Z, max_iter=60):
-    """Eigenvalues (ascending) of ``diag(lam) - z z^T`` for every row ``z`` of ``Z``.
+def downdated_entropies(lam, Z, n_values):
+    """SVD entropies of ``diag(lam) - z z^T`` for every row ``z`` of ``Z``, without their
+    eigenvalues.
 
-    The eigenvalues ``mu`` of ``-(diag(lam) - z z^T) = diag(d) + z z^T`` (``d = -lam``
-    reversed, ascending) are the roots of the secular equation
-    ``w(mu) = 1 + sum_i z_i^2 / (d_i - mu) = 0``, increasing in ``mu``, one in each interval
-    ``(d_k, d_{k+1})`` and the last in ``(d_n, d_n + ||z||^2)`` (Golub 1973). Each root is
-    found in the shifted variable ``tau = mu - d_k`` by the two-pole rational model of Bunch,
-    Nielsen & Sorensen (1978): the poles left and right of the interval are kept, the other
-    terms matched in value and slope, and the quadratic's root in the interval taken;
-    bisection on the bracket when the model step leaves it. All roots of all rows at once,
-    ``O(n^2)`` per row and iteration; the accuracy is absolute, about ``eps max|lam|`` (the
-    SVD entropy needs no more). ``z_i = 0`` (or repeated ``lam``) is the deflated case: the
-    root is then the pole itself, reached as ``z_i^2`` is floored at ``(eps max|lam|)^2``.
+    With ``V_i = mu_i / T``, ``T = sum mu = sum lam - ||z||^2``, the entropy is
+    ``-(S / T - log T) / log N`` with ``S = sum mu log mu = trace(M log M)``. From
+    ``log M = int_0^inf [I / (1 + t) - (M + t I)^-1] dt`` and Sherman-Morrison on
+    ``(diag(lam) + t I - z z^T)^-1``,
+
+    ``S = sum lam log lam + int_0^inf [t s_2(t) / (1 - s_1(t)) - ||z||^2 / (1 + t)] dt``,
+    ``s_k(t) = sum_i z_i^2 / (lam_i + t)^k``,
+
+    so every row needs only ``s_1`` and ``s_2`` at the quadrature nodes: two matrix products
+    of ``z^2`` with ``1 / (lam + t)`` and its square. The integral is taken by the trapezoid
+    rule in ``u = log t`` (``_QUADRATURE_U``), after scaling ``lam`` and ``z^2`` by
+    ``max lam`` (the entropy is scale-free).
 
     Parameters
     ----------
     lam : ndarray of shape (n,)
-        Ascending.
+        Eigenvalues of ``G``; negative round-off is clipped to 0.
     Z : ndarray of shape (B, n)
+        Rows ``U^T x`` in the eigenbasis of ``G``.
+    n_values : int
+        ``N`` of the normaliser ``log N``.
 
     Returns
     -------
-    mu : ndarray of shape (B, n), ascending per row
+    entropy : ndarray of shape (B,)
+    pole : ndarray of shape (B,), bool
+        Rows with leverage ``sum z_i^2 / lam_i`` within ``_LEVERAGE_GAP`` of 1 (the downdate
+        loses rank); their entropies are not computed (the caller takes their spectra).
 
     Examples
     --------
     >>> lam = np.array([1.0, 2.0, 4.0])
     >>> z = np.array([[0.5, 0.3, 1.0]])
-    >>> mu = rank_one_downdate_eigenvalues(lam, z)
-    >>> bool(np.allclose(mu, np.linalg.eigvalsh(np.diag(lam) - z.T @ z)))
-    True
+    >>> e, pole = downdated_entropies(lam, z, 3)
+    >>> mu = np.linalg.eigvalsh(np.diag(lam) - z.T @ z)
+    >>> bool(np.isclose(e[0], svd_entropy(mu), atol=1e-14)), bool(pole[0])
+    (True, False)
     """
-    lam = np.asarray(lam, dtype=np.float64)
+    lam = np.clip(np.asarray(lam, dtype=np.float64), 0.0, None)
     Z = np.atleast_2d(np.asarray(Z, dtype=np.float64))
-    B, n = Z.shape
-    scale = max(np.abs(lam).max(initial=0.0), np.finfo(float).tiny)
-    eps = np.finfo(float).eps
-    d = -lam[::-1]
-    z2 = np.maximum(Z[:, ::-1] ** 2, (eps * scale) ** 2)
-    # pole offsets from the left pole of each root: delta[k, i] = d_i - d_k
-    delta = d[None, :] - d[:, None]
-    gap = np.empty((B, n))
-    gap[:, :-1] = np.maximum(np.diff(d), 0.0)[None, :]
-    gap[:, -1] = z2.sum(axis=1)
-    left = np.tril(np.ones((n, n), dtype=bool))  # poles i <= k: the left part psi
-    lo = np.zeros((B, n))
-    hi = gap.copy()
-    tau = _initial_roots(d, z2, gap, delta, lo, hi)
-    # a root in an interval narrower than the accuracy sits on its pole
-    tiny_gap = (gap <= 4 * eps * scale).ravel()
-    active = np.flatnonzero(~tiny_gap)
-    tau_flat, lo_flat, hi_flat, gap_flat = tau.ravel(), lo.ravel(), hi.ravel(), gap.ravel()
-    tau_flat[tiny_gap] = 0.0
-    tril = left.astype(np.float64)
-    for _ in range(max_iter):
-        if not active.size:
-            break
-        b, k = np.divmod(active, n)
-        t = tau_flat[active]
-        if 4 * active.size >= B * n:
-            # most roots still move: all of them at once, by broadcasting (no gathers)
-            with np.errstate(divide="ignore"):  # the settled roots on a pole
-                R = 1.0 / (delta[None, :, :] - tau[:, :, None])  # (B, k, i): 1 / (d_i - mu_k)
-            with np.errstate(invalid="ignore"):
-                terms = z2[:, None, :] * R
-                slopes = terms * R
-            psi = np.einsum("bki,ki->bk", terms, tril).ravel()[active]
-            dpsi = np.einsum("bki,ki->bk", slopes, tril).ravel()[active]
-            phi = terms.sum(axis=2).ravel()[active] - psi
-            dphi = slopes.sum(axis=2).ravel()[active] - dpsi
-        else:
-            R = 1.0 / (delta[k] - t[:, None])
-            terms = z2[b] * R
-            slopes = terms * R
-            lmask = left[k]
-            psi = np.where(lmask, terms, 0.0).sum(axis=1)
-            dpsi = np.where(lmask, slopes, 0.0).sum(axis=1)
-            phi = terms.sum(axis=1) - psi
-            dphi = slopes.sum(axis=1) - dpsi
-        w = 1.0 + psi + phi
-        # bracket: w increases with mu
-        right = w < 0
-        lo_flat[active] = np.where(right, t, lo_flat[active])
-        hi_flat[active] = np.where(right, hi_flat[active], t)
-        g = gap_flat[active]
-        last = k == n - 1
-        q = dpsi * t * t
-        s = np.where(last, 0.0, dphi * (g - t) ** 2)
-        c = 1.0 + psi + dpsi * t + np.where(last, 0.0, phi - dphi * (g - t))
-        bq = c * g + q + s
-        disc = np.sqrt(np.maximum(bq * bq - 4.0 * c * q * g, 0.0))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            interior = np.where(bq > 0, 2.0 * q * g / (bq + disc), (bq - disc) / (2.0 * c))
-            new = np.where(last, q / c, interior)
-        lo_a, hi_a = lo_flat[active], hi_flat[active]
-        # the fallback model: the two poles of the interval exact, the other terms frozen
-        # at their value at t; its root is always in (0, g)
-        zk, zk1 = z2[b, k], np.where(last, 0.0, z2[b, np.minimum(k + 1, n - 1)])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            c2 = w + zk / t - np.where(last, 0.0, zk1 / (g - t))
-        bq2 = c2 * g + zk + zk1
-        disc2 = np.sqrt(np.maximum(bq2 * bq2 - 4.0 * c2 * zk * g, 0.0))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            frozen = np.where(bq2 > 0, 2.0 * zk * g / (bq2 + disc2), (bq2 - disc2) / (2.0 * c2))
-            frozen = np.where(last, zk / c2, frozen)
-        model_in = np.isfinite(new) & (new > lo_a) & (new < hi_a)
-        new = np.where(model_in, new, frozen)
-        lo_a, hi_a = lo_flat[active], hi_flat[active]
-        tol = 4 * eps * (np.abs(d[k]) + np.abs(t)) + eps * eps * scale
-        # converged: the model moves the root by round-off (its sign of w is then noise, and
-        # so is the bracket end it just set)
-        done = (np.isfinite(new) & (np.abs(new - t) <= tol)) | (w == 0) | (hi_a - lo_a <= tol)
-        inside = np.isfinite(new) & (new > lo_a) & (new < hi_a)
-        new = np.where(done, t, np.where(inside, new, 0.5 * (lo_a + hi_a)))
-        tau_flat[active] = new
-        active = active[~done]
-    mu = -(d[None, :] + tau)  # eigenvalues of diag(lam) - z z^T, descending
-    return mu[:, ::-1]
-
-
-def _initial_roots(d, z2, gap, delta, lo, hi):
-    """Starting ``tau`` of every root: at the middle of its interval, the terms of all poles
-    but the interval's two frozen into a constant, and the two-pole model's root taken
-    (Bunch, Nielsen & Sorensen 1978); the sign of ``w`` at the middle halves the bracket."""
-    B, n = z2.shape
-    mid = 0.5 * gap
-    # an interval of width 0 (a repeated eigenvalue) gives inf/nan in its own row only; its
-    # root is set on the pole by the caller
+    scale = lam.max() if lam.max() > 0 else 1.0
+    lam = lam / scale
+    z2 = Z**2 / scale
+    positive = lam > 0
+    with np.errstate(divide="ignore"):
+        leverage = z2[:, positive] @ (1.0 / lam[positive])
+    pole = ~(leverage < 1.0 - _LEVERAGE_GAP)
+    t = np.exp(_QUADRATURE_U)
+    R = 1.0 / (lam[:, None] + t[None, :])  # (n, Q)
+    s1 = z2 @ R
+    s2 = z2 @ (R * R)
+    x2 = z2.sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms = z2[:, None, :] / (delta[None, :, :] - mid[:, :, None])  # (B, k, i)
-        w = 1.0 + terms.sum(axis=2)
-    k = np.arange(n)
-    zk = z2[:, k]
-    zk1 = np.zeros_like(zk)
-    zk1[:, :-1] = z2[:, 1:]
-    own = terms[:, k, k]
-    nxt = np.zeros_like(own)
-    nxt[:, :-1] = terms[:, k[:-1], k[:-1] + 1]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        c = w - own - nxt
-        bq = c * gap + zk + zk1
-        disc = np.sqrt(np.maximum(bq * bq - 4.0 * c * zk * gap, 0.0))
-        tau = np.where(bq > 0, 2.0 * zk * gap / (bq + disc), (bq - disc) / (2.0 * c))
-        tau[:, -1] = zk[:, -1] / c[:, -1]
-    right = w < 0
-    lo[right] = mid[right]
-    hi[~right] = mid[~right]
-    bad = ~(np.isfinite(tau) & (tau > lo) & (tau < hi))
-    tau[bad] = 0.5 * (lo[bad] + hi[bad])
-    return tau
+        integrand = t * s2 / (1.0 - s1) - x2[:, None] / (1.0 + t)
+    S = np.sum(lam[positive] * np.log(lam[positive])) \
+        + (integrand * t) @ np.full(t.size, _QUADRATURE_STEP)
+    T = lam.sum() - x2
+    entropy = np.zeros(Z.shape[0])
+    ok = (T > 0) & ~pole
+    if n_values > 1:
+        entropy[ok] = -(S[ok] / T[ok] - np.log(T[ok])) / np.log(n_values)
+    return entropy, pole
