@@ -135,43 +135,63 @@ def _mcfs_targets(X, K):
                                                 allow_isolated=True), K)
 
 
-def _reference_round_off(X, Y, d):
-    """How far the reference itself moves when its Gram matrix is summed in another order
-    (einsum instead of BLAS): the round-off scale of the comparison."""
+@pytest.mark.parametrize("d", [5, 30, 60])
+def test_mcfs_shared_gram_equals_a_fresh_gram_per_eigenvector(d):
+    # d = 60 > n: one path of four ends before 60 non-zeros (the largest-cardinality rule);
+    # the later paths run on the Gram matrix restored after the earlier ones' row swaps
+    X = _wide_data()
+    Y = _mcfs_targets(X, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        reference = np.column_stack([_lasso_coefficients_per_eigenvector(X, y, d) for y in Y.T])
+    A, cardinality, ridge_used = lasso_coefficients(X, Y, d)
+    np.testing.assert_allclose(A, reference, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(cardinality, np.count_nonzero(reference, axis=0))
+    assert ridge_used == 1e-3
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        model = MCFS(n_clusters=4, n_nonzero_coefs=d).fit(X)
+    np.testing.assert_allclose(model.scores_, np.abs(reference).max(axis=1), rtol=0, atol=1e-12)
+
+
+def test_mcfs_gram_restore_undoes_any_symmetric_swap():
+    X = _wide_data(1)
+    gram = X.T @ X
+    gram[np.diag_indices(120)] += 1e-3
+    expected = gram.copy()
+    for i, j in [(0, 7), (3, 90), (50, 110)]:  # the last swap is outside the rows recomputed
+        gram[[i, j]] = gram[[j, i]]
+        gram[:, [i, j]] = gram[:, [j, i]]
+    mcfs._restore_gram(gram, X, 1e-3, np.array([0, 3, 7, 90]))
+    np.testing.assert_allclose(gram, expected, rtol=1e-13, atol=0)
+
+
+@pytest.mark.parametrize("d", [5, 30, 60])
+def test_mcfs_gram_free_paths_equal_a_fresh_gram_per_eigenvector(monkeypatch, d):
+    # above _WHOLE_GRAM_BYTES the paths run on X (ridge_lasso_path). At d = 5 and 30 they equal
+    # scikit-learn's on the whole Gram matrix to 1e-12; at d = 60 the active sets pass n and
+    # X_A^T X_A + 1e-3 I is ill-conditioned, so that scikit-learn's own path moves by 2.4e-11
+    # when its Gram matrix is merely summed in another order (einsum): ours must stay within 4
+    # times that (measured 5.6e-11)
+    monkeypatch.setattr(mcfs, "_WHOLE_GRAM_BYTES", 0)
+    X = _wide_data()
+    Y = _mcfs_targets(X, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        reference = np.column_stack([_lasso_coefficients_per_eigenvector(X, y, d) for y in Y.T])
     gram = np.einsum("ki,kj->ij", X, X)
     gram[np.diag_indices(X.shape[1])] += 1e-3
     other = np.column_stack([
         mcfs._path_point(lars_path_gram(Xy=X.T @ y, Gram=gram.copy(), n_samples=X.shape[0],
                                         method="lasso", max_iter=4 * d + 50)[2], d)[0]
         for y in Y.T])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        reference = np.column_stack([_lasso_coefficients_per_eigenvector(X, y, d) for y in Y.T])
-    return reference, np.abs(other - reference).max()
-
-
-@pytest.mark.parametrize("d", [5, 30, 60])
-def test_mcfs_lasso_step_equals_a_fresh_gram_per_eigenvector(d):
-    # d = 60 > n: one path of four ends before 60 non-zeros (the largest-cardinality rule).
-    # The paths never form the Gram matrix (ridge_lasso_path): at d = 5 and 30 they equal
-    # scikit-learn's on the whole Gram matrix to 1e-12; at d = 60 the active sets pass n and
-    # X_A^T X_A + 1e-3 I is ill-conditioned, so that scikit-learn's own path moves by 2.4e-11
-    # when its Gram matrix is merely summed in another order: ours must stay within 4 times
-    # that (measured 5.6e-11).
-    X = _wide_data()
-    Y = _mcfs_targets(X, 4)
-    reference, round_off = _reference_round_off(X, Y, d)
-    tol = max(1e-12, 4 * round_off)
+    tol = max(1e-12, 4 * np.abs(other - reference).max())
     if d < 60:
         assert tol == 1e-12
     A, cardinality, ridge_used = lasso_coefficients(X, Y, d)
     np.testing.assert_allclose(A, reference, rtol=0, atol=tol)
     np.testing.assert_array_equal(cardinality, np.count_nonzero(reference, axis=0))
     assert ridge_used == 1e-3
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        model = MCFS(n_clusters=4, n_nonzero_coefs=d).fit(X)
-    np.testing.assert_allclose(model.scores_, np.abs(reference).max(axis=1), rtol=0, atol=tol)
 
 
 @pytest.mark.parametrize("case", ["gaussian", "correlated", "wide", "tall"])
@@ -196,11 +216,12 @@ def test_ridge_lasso_path_equals_lars_path_gram_on_the_whole_gram(case):
         assert np.any(np.diff(np.count_nonzero(reference, axis=0)) < 0)
 
 
-def test_mcfs_never_forms_a_d_by_d_matrix():
+def test_mcfs_never_forms_a_d_by_d_matrix(monkeypatch):
     # D = 3000: a D x D Gram matrix is 72 MB; the whole fit's allocations stay far below
     import tracemalloc
 
     X = _wide_data(7, n=40, D=3000)
+    monkeypatch.setattr(mcfs, "_WHOLE_GRAM_BYTES", 0)  # the X path, as for D > 4096
     tracemalloc.start()
     MCFS(n_clusters=4, n_nonzero_coefs=10).fit(X)
     peak = tracemalloc.get_traced_memory()[1]

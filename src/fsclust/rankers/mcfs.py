@@ -8,7 +8,7 @@ import numpy as np
 import scipy.linalg
 import scipy.linalg.blas
 import scipy.sparse as sp
-from sklearn.linear_model import Lars, lars_path
+from sklearn.linear_model import Lars, lars_path, lars_path_gram
 
 from ..graphs import knn_graph, laplacian, smallest_eigenvectors
 from .base import FeatureRanker
@@ -22,6 +22,15 @@ _DENSE_MAX_N = 2000
 # longer form that matrix (see ridge_lasso_path); the bound is kept so that the scores of the
 # wider data sets stay what they were.
 _GRAM_MAX_BYTES = 2**30
+
+# While the Gram matrix and the copy lars_path_gram keeps of it (16 D^2 bytes) stay within this
+# (D <= 4096), the K paths run on one Gram matrix, formed once per fit, as before; above, on X
+# (ridge_lasso_path), O(n D) memory. Both give the same path to round-off, but a long path whose
+# active set passes n is ill-conditioned enough that round-off moves its tail: srbct-khan
+# (83 x 2308) at d = 300 (1250 steps) moves by 7.1e-4 in the scores, and so does scikit-learn's
+# own path when its Gram matrix is merely summed in another order (einsum instead of BLAS). The
+# Gram path keeps such rankings exactly as they were where it is affordable.
+_WHOLE_GRAM_BYTES = 2**28
 
 
 def spectral_embedding_targets(W, n_eigenvectors):
@@ -56,9 +65,10 @@ def lasso_coefficients(X, Y, n_nonzero, ridge=1e-3):
     lasso path with ``n_nonzero`` active features, then ``a_k / ||a_k||_2``. When that
     cardinality is never reached, the path point of largest cardinality (the caller warns).
 
-    The paths never form the Gram matrix (:func:`ridge_lasso_path`, ``O(n D)`` per step and
-    memory). While ``8 D^2`` bytes stay within ``_GRAM_MAX_BYTES`` the ridge is kept; above
-    (and for ``ridge=0``), the ridge term is dropped and each path runs on ``X`` itself: the paper's problem is a plain lasso (Cai, Zhang & He 2010, section 3);
+    Up to D = 4096 (``_WHOLE_GRAM_BYTES``) the paths share one Gram matrix, formed once; above,
+    they never form it (:func:`ridge_lasso_path`, ``O(n D)`` per step and memory). While
+    ``8 D^2`` bytes stay within ``_GRAM_MAX_BYTES`` the ridge is kept; above (and for
+    ``ridge=0``), the ridge term is dropped and each path runs on ``X`` itself: the paper's problem is a plain lasso (Cai, Zhang & He 2010, section 3);
     the ridge is their code's.
 
     Parameters
@@ -89,7 +99,10 @@ def lasso_coefficients(X, Y, n_nonzero, ridge=1e-3):
     # lasso drop steps consume LARS iterations: leave slack and read the path afterwards
     max_iter = 4 * int(n_nonzero) + 50
     if ridge > 0 and 8 * D * D <= _GRAM_MAX_BYTES:
-        paths = (ridge_lasso_path(X, y, ridge, max_iter)[2] for y in Y.T)
+        if 16 * D * D <= _WHOLE_GRAM_BYTES:
+            paths = _whole_gram_lasso_paths(X, Y, ridge, max_iter)
+        else:
+            paths = (ridge_lasso_path(X, y, ridge, max_iter)[2] for y in Y.T)
         ridge_used = float(ridge)
     else:
         paths = (lars_path(X, y, Gram=None, method="lasso", max_iter=max_iter)[2] for y in Y.T)
@@ -279,6 +292,50 @@ def ridge_lasso_path(X, y, ridge, max_iter):
     return alphas[:n_iter + 1], active, coefs[:n_iter + 1].T
 
 
+def _whole_gram_lasso_paths(X, Y, ridge, max_iter):
+    """Lasso-LARS paths (D, steps) of every column of ``Y`` on one ``G = X^T X + ridge I``.
+
+    ``lars_path_gram(copy_Gram=False)`` overwrites ``G`` (it swaps rows and columns as
+    variables enter and leave the active set) instead of copying 8 D^2 bytes per target; before
+    the next target the rows and columns it can have moved are recomputed from ``X``.
+    """
+    n, D = X.shape
+    gram = X.T @ X
+    gram[np.diag_indices(D)] += ridge
+    moved = None
+    for y in Y.T:
+        if moved is not None:
+            _restore_gram(gram, X, ridge, moved)
+        _, active, coefs = lars_path_gram(Xy=X.T @ y, Gram=gram, n_samples=n, method="lasso",
+                                          max_iter=max_iter, copy_Gram=False)
+        # sklearn permutes only the leading positions (one per active variable) and the
+        # positions of the variables that entered, which are their original indices (by
+        # induction: a variable leaves the front only for the position of one that entered)
+        front = np.arange(min(D, np.count_nonzero(coefs, axis=0).max() + 2))
+        entered = np.union1d(np.flatnonzero(np.any(coefs, axis=1)), np.asarray(active, int))
+        moved = np.union1d(front, entered).astype(np.intp)
+        yield coefs
+
+
+def _restore_gram(gram, X, ridge, moved):
+    """``G = X^T X + ridge I`` again, in place, after a path that may have permuted the rows
+    and columns ``moved``.
+
+    A matrix-vector probe checks the whole matrix (a Cholesky step sklearn discards as
+    degenerate leaves a swap outside ``moved``); if it fails, all of ``G`` is formed again.
+    """
+    rows = X[:, moved].T @ X
+    rows[np.arange(moved.size), moved] += ridge
+    gram[moved, :] = rows
+    gram[:, moved] = rows.T
+    probe = np.random.default_rng(0).random(X.shape[1])
+    expected = X.T @ (X @ probe) + ridge * probe
+    bound = np.abs(X).T @ (np.abs(X) @ probe) + ridge * probe
+    if not np.all(np.abs(gram @ probe - expected) <= 1e-9 * bound):
+        np.matmul(X.T, X, out=gram)
+        gram[np.diag_indices(X.shape[1])] += ridge
+
+
 def skfeature_embedding_targets(W, n_eigenvectors):
     """scikit-feature's ``Y (n, K)``: ``D^-1/2 V`` with ``V`` the eigenvectors of the ``K``
     largest eigenvalues of ``D^-1/2 W D^-1/2`` below the top one, taken by position from a
@@ -369,8 +426,9 @@ class MCFS(FeatureRanker):
     absolute maximum (scikit-feature takes the signed one); LARS-lasso with Cai's ridge term
     and per-eigenvector L2 normalisation, not pure LAR; the trivial eigenvector is deflated, not
     dropped by position (a disconnected graph has several zero eigenvalues). The Gram matrix is
-    never formed: its rows are computed from ``X`` as the path needs them
-    (:func:`ridge_lasso_path`, the same path as scikit-learn's on the Gram matrix). When ``8 D^2`` bytes exceed 1 GiB the ridge term is dropped and the paths run on
+    formed once per fit up to D = 4096; above, never: its rows are computed from ``X`` as the
+    path needs them (:func:`ridge_lasso_path`, the same path as scikit-learn's on the Gram
+    matrix, to round-off). When ``8 D^2`` bytes exceed 1 GiB the ridge term is dropped and the paths run on
     ``X`` (O(n D) memory; the paper's problem is a plain lasso): Cai's code instead augments ``X`` with ``sqrt(ridge) I`` rows when
     ``D >= 10000``, a matrix as large as the Gram one. Without the ridge the path cannot pass
     ``rank(X) <= n`` features. When a path never reaches ``d`` non-zeros it gives the point of
