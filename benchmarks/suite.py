@@ -399,6 +399,10 @@ def main(argv=None):
         peer.to_csv(out / "suite_peers.tsv", sep="\t", index=False)
         for kind, names in (("ranker", methods), ("clusterer", clusterers)):
             for name in names:
+                # warm-up on tiny data: the first fit pays the imports and caches
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    _make(kind, name).fit(synthetic(24, 12))
                 for axis, grid in (("n", n_grid), ("d", d_grid)):
                     over = False
                     for size in grid:
