@@ -178,8 +178,10 @@ def svd_entropy_contributions(X, batch_size=1024):
         for a in range(0, d, batch_size):
             reduced[a:a + batch_size], pole = downdated_entropies(lam, Z[:, a:a + batch_size].T,
                                                                   n_values)
-            js = a + np.flatnonzero(pole)
-            if js.size:
+            poles = a + np.flatnonzero(pole)
+            step = max(1, 2**22 // (n * n))  # stacks of at most 32 MB
+            for b in range(0, poles.size, step):
+                js = poles[b:b + step]
                 cols = X[:, js]
                 stack = G[None, :, :] - np.einsum("ib,jb->bij", cols, cols)
                 # rank(X without j) <= d - 1: keep the N largest when D - 1 < n
