@@ -11,7 +11,7 @@ linear-algebra kernel on the same data (its name, its flop count, its own median
 ratio of the method's time to it: how far the method is from the bound that kernel sets.
 
 Synthetic data: ``n`` samples in 3 Gaussian clusters carried by 10% of ``d`` features (seed 0),
-on two axes: ``n`` in ``N_GRID`` at ``d = D_FIXED`` and ``d`` in ``D_GRID`` at ``n = N_FIXED``.
+on two axes: ``n`` in ``N_GRID`` at ``d = D_FIXED`` (4000: ``n = d`` is degenerate for UFF) and ``d`` in ``D_GRID`` at ``n = N_FIXED``.
 A method whose previous size on an axis took more than ``--budget`` seconds skips the larger
 sizes (written as ``skipped``). The exponents of time against ``n`` and against ``d`` are fitted
 by least squares on log-log (the largest three sizes timed), beside the exponents of the
@@ -51,7 +51,7 @@ from fsclust.registry import make_clusterer, make_ranker  # noqa: E402
 
 N_GRID = [100, 200, 400, 800, 2000]
 D_GRID = [1000, 2000, 5000, 10000, 20000]
-N_FIXED, D_FIXED = 200, 2000
+N_FIXED, D_FIXED = 200, 4000  # d > n everywhere on the n axis (n = d is degenerate for UFF)
 QUICK_N_GRID, QUICK_D_GRID, QUICK_N_FIXED, QUICK_D_FIXED = [40, 80], [60, 120], 40, 60
 N_CLUSTERS = 3
 
