@@ -120,7 +120,7 @@ KERNELS = {
 COMPLEXITY = {  # method: (n exponent, d exponent, leading term, kernel)
     "variance": (1, 1, "n d", "column moments"),
     "laplacian": (2, 1, "n^2 d (distances, X^T L X)", "X X^T"),
-    "spec": (2, 1, "n^2 d (kernel, Lsym F)", "X X^T"),
+    "spec": (2, 1, "2 n^2 d (distances, W X)", "X X^T"),
     "mcfs": (2, 1, "n^2 d graph + K n d steps lasso", "X X^T"),
     "uff": (2, 1, "n^3 + n^2 d (eigh, U^T X) + n d Q quadrature", "X X^T"),
     "kernel_weighting": (2, 1, "iters x n^2 d (d kernels per pass)", "d exp(n x n)"),
