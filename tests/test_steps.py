@@ -189,6 +189,19 @@ def test_a_method_sweeps_its_own_grid(blobs, tmp_path):
     assert (sweep["selected_by"] == "kp").all() and (sweep["in_grid"] == 0).all()
 
 
+def test_a_method_whose_grid_names_itself_reads_its_own_fitted_n(blobs, tmp_path):
+    # KP-Kmeans' Table 3 point is the n it keeps itself: its sidecar is written after its grid
+    # is known, so the grid reads the fitted ranker, not the (not yet written) sidecar
+    data, _, _ = blobs
+    spec = {"method": "kpkmeans", "params": {"max_outer": 3, "n_init": 2},
+            "sweep": {"n_features": [1, {"selected_by": "kp"}]}}
+    out = _evaluate(data, tmp_path, {"kp": spec}, seeds=(0,))
+    info = json.loads((out / "rankings" / "seed0.json").read_text())
+    sweep = pd.read_csv(out / "sweep.tsv", sep="\t")
+    own = sweep[sweep["selected_by"] == "kp"]
+    assert set(own["n_features"]) == {max(info["n_features_selected"], 1)}
+
+
 def test_keep_chooses_the_arrays_written_beside_the_ranking(blobs, tmp_path):
     data, _, _ = blobs
     frcm = {"method": "frcm", "params": {"n_partitions": 5, "max_clusters": 4}}

@@ -268,11 +268,13 @@ def informative_count(ranker, X, rule="mean_plus_std"):
     return int(keep.sum())
 
 
-def sweep_grid(grid_spec, d, seed, references, ranker=None, X=None):
+def sweep_grid(grid_spec, d, seed, references, ranker=None, X=None, method=None):
     """The m values of one repeat's sweep: :func:`fsclust.sweep.resolve_grid` of the plain
     entries, plus the data-dependent ones: ``{selected_by: method}`` (the number of features
-    that method kept for this seed) and ``{informative: mean_plus_std}`` (the size of this
-    method's own informative subset, :func:`informative_count`).
+    that method kept for this seed; a method naming itself, ``method``, reads its own fitted
+    ``n_features_selected_``, since its sidecar is written after its grid is known) and
+    ``{informative: mean_plus_std}`` (the size of this method's own informative subset,
+    :func:`informative_count`).
 
     Returns ``(points, grid, marks)``: every m to cluster on, the plain grid (the curves) and
     ``marks[m]``, the names of the entries whose m it is (a method key, or the rule)."""
@@ -300,6 +302,9 @@ def sweep_grid(grid_spec, d, seed, references, ranker=None, X=None):
             m, name = informative_count(ranker, X, ref["informative"]), ref["informative"]
             if m == 0:
                 continue  # an empty subset: nothing to cluster (the table says so)
+        elif (method is not None and ref["selected_by"] == method
+              and hasattr(ranker, "n_features_selected_")):
+            m, name = max(int(ranker.n_features_selected_), 1), method
         else:
             m, name = reference_value(ref, seed, references), ref["selected_by"]
         marks.setdefault(min(m, d), []).append(name)
@@ -453,7 +458,8 @@ def evaluate(data_path, sweep_path, *, dataset, methods, rankings_dir, seeds, cl
                 if shares[key]:
                     info["shared_by_seeds"] = True
                 points, grid, marks = sweep_grid(method_grid(spec, grid_spec), d, seed,
-                                                 references, ranker=ranker, X=ds.X)
+                                                 references, ranker=ranker, X=ds.X,
+                                                 method=key)
                 if hasattr(ranker, "scores_") and hasattr(ranker, "feature_order_"):
                     from fsclust.rankers.base import tied_cuts
 
