@@ -271,6 +271,32 @@ def _bandwidth_from_data(X, rule, block_rows=1024):
     return float(t)
 
 
+#: Up to this many samples knn_graph works from the dense n x n squared distances (8 MB per
+#: 1000^2 entries); above it, from scikit-learn's chunked neighbour search.
+_DENSE_KNN_MAX = 4096
+
+
+def _knn_from_squared(D2, k):
+    """The ``k`` nearest others of each row of the squared distances ``D2``, as a CSR matrix
+    holding the squared distances; ties at the k-th distance go to the lower column index."""
+    n = D2.shape[0]
+    D = D2.copy()
+    np.fill_diagonal(D, np.inf)  # a sample is not its own neighbour
+    # the k smallest per row, then ordered by (distance, index): a deterministic tie break
+    cand = np.argpartition(D, k - 1, axis=1)[:, :k]
+    kth = np.take_along_axis(D, cand, axis=1).max(axis=1, keepdims=True)
+    # every column at the k-th distance competes, so the tie break does not depend on
+    # argpartition's internal order
+    rows, cols = np.nonzero(D <= kth)
+    order = np.lexsort((cols, D[rows, cols], rows))
+    rows, cols = rows[order], cols[order]
+    first = np.searchsorted(rows, np.arange(n))
+    rank = np.arange(rows.size) - first[rows]
+    keep = rank < k
+    rows, cols = rows[keep], cols[keep]
+    return sp.csr_matrix((D2[rows, cols], (rows, cols)), shape=(n, n))
+
+
 def knn_graph(
     X,
     n_neighbors=5,
@@ -371,16 +397,26 @@ def knn_graph(
     if symmetrize not in ("or", "and"):
         raise ValueError(f"symmetrize must be 'or' or 'and', got {symmetrize!r}.")
 
-    G = kneighbors_graph(X, n_neighbors, mode="distance", include_self=False)
-    G = sp.csr_matrix(G, dtype=np.float64)
+    if n <= _DENSE_KNN_MAX:
+        # one X X^T serves the neighbours and the bandwidth rule (scikit-learn's
+        # kneighbors_graph and the rule would each compute every distance again)
+        D2 = squared_distances(X)
+        G, squared = _knn_from_squared(D2, n_neighbors), True
+    else:
+        D2 = None
+        G = kneighbors_graph(X, n_neighbors, mode="distance", include_self=False)
+        G, squared = sp.csr_matrix(G, dtype=np.float64), False
     if weight == "cosine":
         t = None
         # the cosine of unit rows from their distance; a zero row stays at cosine 0
         G.data = np.einsum("ij,ij->i", X[np.repeat(np.arange(n), np.diff(G.indptr))],
                            X[G.indices])
     elif weight == "heat":
-        t = _bandwidth_from_data(X, t_rule) if t is None else _check_t(t)
-        G.data = np.exp(-(G.data**2) / t)
+        if t is not None:
+            t = _check_t(t)
+        else:
+            t = bandwidth(D2, t_rule) if D2 is not None else _bandwidth_from_data(X, t_rule)
+        G.data = np.exp(-(G.data if squared else G.data**2) / t)
     else:
         t = None
         G.data = np.ones_like(G.data)
