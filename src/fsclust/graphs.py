@@ -70,15 +70,20 @@ def squared_distances(X, Y=None):
     array([[ 0., 25.],
            [25.,  0.]])
     """
-    X = _as_float_array(X)
-    centre = X.mean(axis=0)
-    Xc = X - centre
+    Xc = _as_float_array(X)  # a copy, centred in place
+    centre = Xc.mean(axis=0)
+    Xc -= centre
+    return _squared_distances_centred(Xc, Y, centre, Xc.shape[1])
+
+
+def _squared_distances_centred(Xc, Y=None, centre=None, n_columns=None):
+    """:func:`squared_distances` of rows already centred (``Y`` shifted by ``centre``)."""
     if Y is None:
         Yc = Xc
     else:
         Yc = _as_float_array(Y, "Y")
-        if Yc.shape[1] != X.shape[1]:
-            raise ValueError(f"X has {X.shape[1]} columns but Y has {Yc.shape[1]}.")
+        if Yc.shape[1] != n_columns:
+            raise ValueError(f"X has {n_columns} columns but Y has {Yc.shape[1]}.")
         # the same shift for both sets, so the distances are unchanged
         Yc = Yc - centre
     sq_x = np.einsum("ij,ij->i", Xc, Xc)
@@ -400,6 +405,8 @@ def knn_graph(
     if n <= _DENSE_KNN_MAX:
         # one X X^T serves the neighbours and the bandwidth rule (scikit-learn's
         # kneighbors_graph and the rule would each compute every distance again)
+        # (centred again inside: skipping that pass moves D2 by round-off, which is enough to
+        # flip the sign LAPACK gives an eigenvector downstream, e.g. MCFS's signed_max recipe)
         D2 = squared_distances(X)
         G, squared = _knn_from_squared(D2, n_neighbors), True
     else:

@@ -32,8 +32,10 @@ def constant_features(X):
     array([ True, False])
     """
     X = np.asarray(X, dtype=np.float64)
-    scale = np.maximum(1.0, np.max(np.abs(X), axis=0))
-    return np.ptp(X, axis=0) <= 1e-12 * scale
+    # one max and one min per column give both the range and max |f|
+    hi, lo = X.max(axis=0), X.min(axis=0)
+    scale = np.maximum(1.0, np.maximum(np.abs(hi), np.abs(lo)))
+    return (hi - lo) <= 1e-12 * scale
 
 
 def ranks_from_order(order):
@@ -253,13 +255,14 @@ class FeatureRanker(SelectorMixin, BaseEstimator):
         """
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2, copy=True)
         rng = check_random_state(getattr(self, "random_state", None))
+        # before _score, which may use it (and must not recompute it)
+        self.constant_mask_ = constant_features(X)
         scores = np.asarray(self._score(X, rng), dtype=np.float64)
         if scores.shape != (X.shape[1],):
             raise RuntimeError(
                 f"{type(self).__name__}._score returned shape {scores.shape}, "
                 f"expected ({X.shape[1]},)."
             )
-        self.constant_mask_ = constant_features(X)
         self.scores_ = scores
         varying = scores[~self.constant_mask_ & np.isfinite(scores)]
         if varying.size > 1 and np.ptp(varying) <= 1e-12 * max(np.max(np.abs(varying)), 1e-300):

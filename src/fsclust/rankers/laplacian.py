@@ -119,7 +119,7 @@ class LaplacianScore(FeatureRanker):
         if self.variant not in VARIANTS:
             raise ValueError(f"variant must be one of {VARIANTS}, got {self.variant!r}.")
         W, self.t_ = self._graph(X)
-        return laplacian_score(X, W, variant=self.variant)
+        return laplacian_score(X, W, variant=self.variant, constant=self.constant_mask_)
 
     def _graph(self, X):
         if self.n_neighbors is None:
@@ -142,7 +142,7 @@ class LaplacianScore(FeatureRanker):
         )
 
 
-def laplacian_score(X, W, variant="full"):
+def laplacian_score(X, W, variant="full", constant=None):
     """Laplacian Score ``L_r`` of every column of ``X`` on the graph ``W`` (He et al. eq. (4)).
 
     Parameters
@@ -152,6 +152,8 @@ def laplacian_score(X, W, variant="full"):
         Symmetric non-negative affinity; a diagonal counts in the degrees.
     variant : {"full", "numerator"}, default="full"
         See :class:`LaplacianScore`.
+    constant : ndarray of shape (D,) of bool, optional
+        :func:`~fsclust.rankers.base.constant_features` of ``X``, when the caller has it.
 
     Returns
     -------
@@ -165,14 +167,15 @@ def laplacian_score(X, W, variant="full"):
     >>> laplacian_score(np.array([[0.0], [1.0], [2.0], [5.0]]), W)  # n / (n - 1)
     array([1.33333333])
     """
-    X = np.array(X, dtype=np.float64, copy=True)
+    X = np.asarray(X, dtype=np.float64)  # only read: Xc below is the working copy
     d = np.asarray(W.sum(axis=1), dtype=np.float64).ravel()
     mu = (d @ X) / d.sum()
     Xc = X - mu
     den = d @ (Xc * Xc)  # f~^T D_g f~
     WX = W @ Xc
     num = np.maximum(den - np.einsum("ij,ij->j", Xc, np.asarray(WX)), 0.0)  # f~^T L f~
-    constant = constant_features(X)
+    if constant is None:
+        constant = constant_features(X)
     if variant == "numerator":
         # sum_ij W_ij (f_i - f_j)^2 = 2 f^T L f
         scores = 2.0 * num
