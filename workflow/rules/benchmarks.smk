@@ -15,9 +15,13 @@ rule benchmarks:
         plot_d="results/benchmarks/suite_loglog_d.png",
     log:
         "logs/benchmarks/suite.log",
+    conda:
+        "../../envs/fsclust.yaml"
     threads: 1
+    params:
+        suite=str(Path(workflow.basedir) / "benchmarks" / "suite.py"),
     shell:
-        "python {workflow.basedir}/benchmarks/suite.py --out results/benchmarks > {log} 2>&1"
+        "python {params.suite} --out results/benchmarks > {log} 2>&1"
 
 
 rule benchmarks_quick:
@@ -27,7 +31,10 @@ rule benchmarks_quick:
         plot_n="results/benchmarks-quick/suite_loglog_n.png",
     log:
         "logs/benchmarks/suite-quick.log",
+    conda:
+        "../../envs/fsclust.yaml"
     threads: 1
+    params:
+        suite=str(Path(workflow.basedir) / "benchmarks" / "suite.py"),
     shell:
-        "python {workflow.basedir}/benchmarks/suite.py --quick --out results/benchmarks-quick "
-        "> {log} 2>&1"
+        "python {params.suite} --quick --out results/benchmarks-quick > {log} 2>&1"

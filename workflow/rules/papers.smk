@@ -41,3 +41,39 @@ def zeng2008_sidecars(wildcards):
         for ds in exp_datasets(exp)
         for seed in EXPERIMENTS[exp]["seeds"]
     ]
+
+
+# The reproduction summary (workflow/rules/reproduction.smk)
+REPRODUCTION = config.get("reproduction", {})
+
+
+def reproduction_tables(paper):
+    """The paper_vs_ours.tsv files of one paper target, in its outputs' order."""
+    return [p for p in paper_outputs(paper) if Path(p).name == "paper_vs_ours.tsv"]
+
+
+def reproduction_causes(paper):
+    """The cause file of a paper block (by its module key), or None when there is none."""
+    path = (
+        Path(workflow.basedir)
+        / "config"
+        / "reproduction"
+        / f"{PAPERS[paper]['paper']}.yaml"
+    )
+    return str(path) if path.is_file() else None
+
+
+def _check_reproduction():
+    unknown = [
+        p
+        for p in REPRODUCTION.get("papers", []) + REPRODUCTION.get("target_papers", [])
+        if p not in PAPERS
+    ]
+    if unknown:
+        raise ValueError(
+            f"reproduction: unknown paper(s) {', '.join(unknown)}; paper targets: "
+            f"{', '.join(PAPERS)}"
+        )
+
+
+_check_reproduction()
