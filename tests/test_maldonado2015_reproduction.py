@@ -27,3 +27,27 @@ def test_lung_and_mll_substitutes_differ_from_table2_in_genes(dataset):
     assert ds.X.shape[0] == n and len(np.unique(ds.y)) == c
     assert ds.X.shape[1] < 0.5 * d  # LUNG 1543 of 3312 genes, MLL 2194 of 5848
 
+
+
+def test_one_kernel_kmeans_run_on_iris_spreads_over_the_papers_table3_values():
+    # Cause single-run-spread-iris: Table 3's ACC is one run of kernel k-means from one random
+    # initialisation (Algorithm 1). On the two features our SPEC ranks first on Iris (the
+    # petals) single runs span 56.0-96.0, so the paper's SPEC 66.7 and MCFS 56.0 are values a
+    # single run gives; ours are means of 10 runs.
+    from sklearn.datasets import load_iris
+
+    from fsclust.metrics import clustering_accuracy
+    from fsclust.registry import make_clusterer, make_ranker
+
+    X, y = load_iris(return_X_y=True)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    spec = make_ranker("spec", {"style": "phi1", "power": 2}, n_clusters=3).fit(X)
+    assert sorted(spec.feature_order_[:2].tolist()) == [2, 3]
+    runs = np.array([
+        clustering_accuracy(y, make_clusterer(
+            "kernel_kmeans", {"sigma": 1.0, "scale": "zscore-sqrt-d", "n_init": 1},
+            n_clusters=3, random_state=seed).fit(X[:, [2, 3]]).labels_)
+        for seed in range(100)]) * 100
+    # 56.0 % of 150 samples is 84 of them: compare with a round-off margin
+    assert runs.min() <= 56.0 + 1e-9 and runs.max() >= 94.7 and runs.std() > 10
+    assert np.mean(runs < 70) > 0.05  # not a one-off: several runs end in a poor optimum
