@@ -151,36 +151,6 @@ def test_knn_self_loops_put_ones_on_the_diagonal(X):
     assert np.all(W.diagonal() == 1)
 
 
-@pytest.mark.parametrize("weight", ["heat", "binary"])
-@pytest.mark.parametrize("symmetrize", ["or", "and"])
-def test_dense_knn_path_equals_scikit_learns_neighbour_search(X, weight, symmetrize, monkeypatch):
-    """knn_graph's one-distance-matrix path (n <= _DENSE_KNN_MAX) builds the graph of
-    scikit-learn's kneighbors_graph, to round-off in the weights."""
-    from fsclust import graphs
-
-    dense = knn_graph(X, n_neighbors=4, weight=weight, symmetrize=symmetrize,
-                      allow_isolated=True)
-    monkeypatch.setattr(graphs, "_DENSE_KNN_MAX", 0)
-    searched = knn_graph(X, n_neighbors=4, weight=weight, symmetrize=symmetrize,
-                         allow_isolated=True)
-    assert (dense != 0).toarray().tolist() == (searched != 0).toarray().tolist()
-    np.testing.assert_allclose(dense.toarray(), searched.toarray(), rtol=1e-12, atol=1e-15)
-
-
-def test_dense_knn_ties_go_to_the_lower_index():
-    # samples 1-4 are all exactly at distance 1 from sample 0 (the mean is 0, so the centred
-    # distances are exact): its 2 neighbours are 1 and 2, whatever argpartition's order
-    from fsclust.graphs import _knn_from_squared
-
-    X = [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]]
-    D2 = squared_distances(X)
-    assert set(D2[0, 1:]) == {1.0}
-    G = _knn_from_squared(D2, 2)
-    assert G[0].indices.tolist() == [1, 2] and G.getnnz(axis=1).tolist() == [2] * 5
-    # sample 3's nearest is 0, then 2 and 4 tie at distance sqrt(2): 2 wins
-    assert G[3].indices.tolist() == [0, 2]
-
-
 def test_isolated_nodes_raise_unless_allowed():
     # an outlier far from a tight group: nobody lists it as a mutual neighbour
     X = np.array([[0.0], [0.1], [0.25], [0.45], [100.0]])

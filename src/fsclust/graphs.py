@@ -70,20 +70,15 @@ def squared_distances(X, Y=None):
     array([[ 0., 25.],
            [25.,  0.]])
     """
-    Xc = _as_float_array(X)  # a copy, centred in place
-    centre = Xc.mean(axis=0)
-    Xc -= centre
-    return _squared_distances_centred(Xc, Y, centre, Xc.shape[1])
-
-
-def _squared_distances_centred(Xc, Y=None, centre=None, n_columns=None):
-    """:func:`squared_distances` of rows already centred (``Y`` shifted by ``centre``)."""
+    X = _as_float_array(X)
+    centre = X.mean(axis=0)
+    Xc = X - centre
     if Y is None:
         Yc = Xc
     else:
         Yc = _as_float_array(Y, "Y")
-        if Yc.shape[1] != n_columns:
-            raise ValueError(f"X has {n_columns} columns but Y has {Yc.shape[1]}.")
+        if Yc.shape[1] != X.shape[1]:
+            raise ValueError(f"X has {X.shape[1]} columns but Y has {Yc.shape[1]}.")
         # the same shift for both sets, so the distances are unchanged
         Yc = Yc - centre
     sq_x = np.einsum("ij,ij->i", Xc, Xc)
@@ -276,32 +271,6 @@ def _bandwidth_from_data(X, rule, block_rows=1024):
     return float(t)
 
 
-#: Up to this many samples knn_graph works from the dense n x n squared distances (8 MB per
-#: 1000^2 entries); above it, from scikit-learn's chunked neighbour search.
-_DENSE_KNN_MAX = 4096
-
-
-def _knn_from_squared(D2, k):
-    """The ``k`` nearest others of each row of the squared distances ``D2``, as a CSR matrix
-    holding the squared distances; ties at the k-th distance go to the lower column index."""
-    n = D2.shape[0]
-    D = D2.copy()
-    np.fill_diagonal(D, np.inf)  # a sample is not its own neighbour
-    # the k smallest per row, then ordered by (distance, index): a deterministic tie break
-    cand = np.argpartition(D, k - 1, axis=1)[:, :k]
-    kth = np.take_along_axis(D, cand, axis=1).max(axis=1, keepdims=True)
-    # every column at the k-th distance competes, so the tie break does not depend on
-    # argpartition's internal order
-    rows, cols = np.nonzero(D <= kth)
-    order = np.lexsort((cols, D[rows, cols], rows))
-    rows, cols = rows[order], cols[order]
-    first = np.searchsorted(rows, np.arange(n))
-    rank = np.arange(rows.size) - first[rows]
-    keep = rank < k
-    rows, cols = rows[keep], cols[keep]
-    return sp.csr_matrix((D2[rows, cols], (rows, cols)), shape=(n, n))
-
-
 def knn_graph(
     X,
     n_neighbors=5,
@@ -402,28 +371,16 @@ def knn_graph(
     if symmetrize not in ("or", "and"):
         raise ValueError(f"symmetrize must be 'or' or 'and', got {symmetrize!r}.")
 
-    if n <= _DENSE_KNN_MAX:
-        # one X X^T serves the neighbours and the bandwidth rule (scikit-learn's
-        # kneighbors_graph and the rule would each compute every distance again)
-        # (centred again inside: skipping that pass moves D2 by round-off, which is enough to
-        # flip the sign LAPACK gives an eigenvector downstream, e.g. MCFS's signed_max recipe)
-        D2 = squared_distances(X)
-        G, squared = _knn_from_squared(D2, n_neighbors), True
-    else:
-        D2 = None
-        G = kneighbors_graph(X, n_neighbors, mode="distance", include_self=False)
-        G, squared = sp.csr_matrix(G, dtype=np.float64), False
+    G = kneighbors_graph(X, n_neighbors, mode="distance", include_self=False)
+    G = sp.csr_matrix(G, dtype=np.float64)
     if weight == "cosine":
         t = None
         # the cosine of unit rows from their distance; a zero row stays at cosine 0
         G.data = np.einsum("ij,ij->i", X[np.repeat(np.arange(n), np.diff(G.indptr))],
                            X[G.indices])
     elif weight == "heat":
-        if t is not None:
-            t = _check_t(t)
-        else:
-            t = bandwidth(D2, t_rule) if D2 is not None else _bandwidth_from_data(X, t_rule)
-        G.data = np.exp(-(G.data if squared else G.data**2) / t)
+        t = _bandwidth_from_data(X, t_rule) if t is None else _check_t(t)
+        G.data = np.exp(-(G.data**2) / t)
     else:
         t = None
         G.data = np.ones_like(G.data)
