@@ -47,6 +47,7 @@ from threadpoolctl import threadpool_limits
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
+from fsclust.rankers.base import distinct_features  # noqa: E402
 from fsclust.registry import make_clusterer, make_ranker  # noqa: E402
 
 N_GRID = [100, 200, 400, 800, 2000]
@@ -238,16 +239,6 @@ def _load_mirrored(rel):
     return np.asarray(scipy.io.loadmat(path)["X"], dtype=np.float64)
 
 
-def _distinct(scores, rel=1e-9):
-    order = np.argsort(scores, kind="stable")
-    s = scores[order]
-    gap = np.abs(np.diff(s)) > rel * np.maximum(np.abs(s[1:]), np.abs(s[:-1]))
-    ok = np.ones(s.size, dtype=bool)
-    ok[1:] &= gap
-    ok[:-1] &= gap
-    return order[ok]
-
-
 def _same_order(ours_order, theirs_order, features):
     a = ours_order[np.isin(ours_order, features)]
     b = np.asarray(theirs_order)[np.isin(theirs_order, features)]
@@ -321,14 +312,14 @@ def peers(repeats, datasets=PEER_DATASETS, K=5, d_mcfs=50):
             same = ""
             if kind == "scores":  # their SPEC ranking is reversed: rank their scores ourselves
                 same = _same_order(ours.feature_order_, np.argsort(theirs, kind="stable"),
-                                   _distinct(theirs))
+                                   distinct_features(theirs))
             elif kind == "coef":
                 scores = theirs.max(axis=1)
                 same = _same_order(ours.feature_order_, np.argsort(-scores, kind="stable"),
-                                   _distinct(scores))
+                                   distinct_features(scores))
             elif method == "laplacian":
                 same = _same_order(ours.feature_order_, theirs,
-                                   np.intersect1d(_distinct(ours.scores_),
+                                   np.intersect1d(distinct_features(ours.scores_),
                                                   np.flatnonzero(~ours.constant_mask_)))
             o, s = statistics.median(ours_t), statistics.median(theirs_t)
             rows.append({"dataset": name, "n": X.shape[0], "d": X.shape[1], "method": method,

@@ -21,6 +21,7 @@ import pytest
 import scipy.io
 
 from fsclust.graphs import knn_graph, rbf_affinity
+from fsclust.rankers.base import distinct_features
 from fsclust.rankers.laplacian import LaplacianScore
 from fsclust.rankers.mcfs import MCFS
 from fsclust.rankers.spec import SPEC, spec_scores
@@ -70,18 +71,6 @@ class _ArgsortSpy:
         return np.argsort(a, *args, **kwargs)
 
 
-def _distinct(scores, rel=1e-9):
-    """Features whose score differs from every other by more than ``rel`` (their order is
-    the same in any correct ranking; exact ties are ordered arbitrarily by scikit-feature)."""
-    order = np.argsort(scores, kind="stable")
-    s = scores[order]
-    gap = np.abs(np.diff(s)) > rel * np.maximum(np.abs(s[1:]), np.abs(s[:-1]))
-    ok = np.ones(s.size, dtype=bool)
-    ok[1:] &= gap
-    ok[:-1] &= gap
-    return order[ok]
-
-
 def _same_order(ours_order, theirs_order, features):
     """Both rankings put ``features`` in the same relative order."""
     keep = np.isin(ours_order, features)
@@ -106,7 +95,7 @@ def test_laplacian_score_recipe(data, monkeypatch):
     assert varying.sum() > 0.9 * X.shape[1]
     np.testing.assert_allclose(model.scores_[varying], theirs[varying], rtol=1e-8, atol=1e-8)
     _same_order(model.feature_order_, np.asarray(theirs_order),
-                np.intersect1d(_distinct(theirs), np.flatnonzero(varying)))
+                np.intersect1d(distinct_features(theirs), np.flatnonzero(varying)))
 
 
 @pytest.mark.parametrize("style,sk_style", [("phi1", -1), ("phi2", 0), ("phi3", 5)])
@@ -121,11 +110,11 @@ def test_spec_recipe(data, style, sk_style):
     # scikit-feature's own ranking sorts every style largest first (right only for phi3):
     # the ranking its scores give in the paper's direction
     theirs_order = np.argsort(-theirs if style == "phi3" else theirs, kind="stable")
-    _same_order(model.feature_order_, theirs_order, _distinct(theirs))
+    _same_order(model.feature_order_, theirs_order, distinct_features(theirs))
     if style == "phi3":
         _same_order(model.feature_order_,
                     np.asarray(sk_spec_module.spec(X, W=W, style=sk_style, mode="index")),
-                    _distinct(theirs))
+                    distinct_features(theirs))
 
 
 def test_mcfs_recipe(data):
@@ -144,6 +133,6 @@ def test_mcfs_recipe(data):
                                                   mode="index"))
     # the features with a non-zero signed maximum, in the same order; the rest tie at 0
     # (or below) and scikit-feature orders its ties arbitrarily
-    selected = _distinct(scores)
+    selected = distinct_features(scores)
     assert selected.size >= d
     _same_order(model.feature_order_, theirs_order, selected)

@@ -12,7 +12,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 __all__ = ["FeatureRanker", "constant_features", "mean_plus_std_rule", "ranking_from_scores",
-           "ranks_from_order", "tied_cuts"]
+           "ranks_from_order", "tied_cuts", "distinct_features"]
 
 
 def constant_features(X):
@@ -101,6 +101,28 @@ def ranking_from_scores(scores, higher_is_better, constant_mask=None):
         worst |= np.asarray(constant_mask, dtype=bool)
     oriented[worst] = -np.inf
     return np.argsort(-oriented, kind="stable")
+
+
+def distinct_features(scores, rel=1e-9):
+    """Features whose score differs from every other score by more than ``rel`` (relative).
+
+    Their relative order is the same in every correct ranking of ``scores``; features tied
+    with another may be ordered either way (what comparisons with other implementations
+    must leave out).
+
+    Examples
+    --------
+    >>> distinct_features(np.array([0.5, 0.1, 0.5, 0.9])).tolist()
+    [1, 3]
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    order = np.argsort(scores, kind="stable")
+    s = scores[order]
+    gap = np.abs(np.diff(s)) > rel * np.maximum(np.abs(s[1:]), np.abs(s[:-1]))
+    ok = np.ones(s.size, dtype=bool)
+    ok[1:] &= gap
+    ok[:-1] &= gap
+    return order[ok]
 
 
 def tied_cuts(scores, order, grid, constant_mask=None, rtol=1e-12):
