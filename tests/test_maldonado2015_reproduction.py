@@ -51,3 +51,41 @@ def test_one_kernel_kmeans_run_on_iris_spreads_over_the_papers_table3_values():
     # 56.0 % of 150 samples is 84 of them: compare with a round-off margin
     assert runs.min() <= 56.0 + 1e-9 and runs.max() >= 94.7 and runs.std() > 10
     assert np.mean(runs < 70) > 0.05  # not a one-off: several runs end in a poor optimum
+
+
+def test_no_pca_reading_selects_a_wine_subset_whose_runs_reach_the_papers_48_9():
+    # Cause wine-pca-not-reproducible: Table 3 gives PCA 48.9 % on Wine at n = 2. The pair
+    # that the first principal axis ranks first, under each reading of "PCA" (correlation PCA
+    # on z-scored data, ours; covariance PCA on the raw data; PCA of min-max scaled data), and
+    # our row's top 3 (n = 3, the n our KP-Kmeans keeps), clustered as Table 3 does (one
+    # kernel k-means run, sigma = 1): not one of 40 single runs comes within the 5-point
+    # tolerance of 48.9. The value is one the protocol gives on other pairs (ash and
+    # magnesium: 51.0 on average), none of which a reading of PCA ranks first.
+    from sklearn.datasets import load_wine
+
+    from fsclust.metrics import clustering_accuracy
+    from fsclust.registry import make_clusterer, make_ranker
+
+    X, y = load_wine(return_X_y=True)
+    Z = (X - X.mean(axis=0)) / X.std(axis=0)
+    M = (X - X.min(axis=0)) / np.ptp(X, axis=0)
+
+    def runs(features, n_runs=40):
+        return np.array([
+            clustering_accuracy(y, make_clusterer(
+                "kernel_kmeans", {"sigma": 1.0, "scale": "zscore-sqrt-d", "n_init": 1},
+                n_clusters=3, random_state=seed).fit(Z[:, features]).labels_)
+            for seed in range(n_runs)]) * 100
+
+    readings = {
+        "correlation PCA, n = 2": (make_ranker("pca", {}, n_clusters=3).fit(Z), 2),
+        "correlation PCA, n = 3": (make_ranker("pca", {}, n_clusters=3).fit(Z), 3),
+        "covariance PCA, raw": (make_ranker("pca", {"standardize": False}, n_clusters=3).fit(X), 2),
+        "min-max PCA": (make_ranker("pca", {"standardize": False}, n_clusters=3).fit(M), 2),
+    }
+    lowest = {name: runs(sorted(r.feature_order_[:n].tolist())).min()
+              for name, (r, n) in readings.items()}
+    assert all(v > 48.9 + 5.0 for v in lowest.values()), lowest
+    # ...while the protocol itself does produce such values, on a pair no reading picks
+    ash_magnesium = runs([2, 4], n_runs=20)
+    assert ash_magnesium.mean() < 48.9 + 5.0
