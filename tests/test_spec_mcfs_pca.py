@@ -216,6 +216,24 @@ def test_ridge_lasso_path_equals_lars_path_gram_on_the_whole_gram(case):
         assert np.any(np.diff(np.count_nonzero(reference, axis=0)) < 0)
 
 
+@pytest.mark.parametrize("d", [3, 10, 25])
+def test_ridge_lasso_path_stop_cardinality_keeps_the_point_mcfs_reads(d):
+    # the early stop is exact: the stopped path is a prefix of the full one, shorter, and its
+    # last point with d non-zeros (MCFS' a_k) is the full path's, bit for bit
+    rng = np.random.RandomState(d)
+    X = rng.randn(30, 400)
+    X[:, :40] = X[:, :1] + 0.05 * rng.randn(30, 40)  # drop steps
+    y = rng.randn(30)
+    full = mcfs.ridge_lasso_path(X, y, 1e-3, 4 * d + 50)[2]
+    stopped = mcfs.ridge_lasso_path(X, y, 1e-3, 4 * d + 50, stop_cardinality=d)[2]
+    assert stopped.shape[1] < full.shape[1]
+    np.testing.assert_array_equal(stopped, full[:, :stopped.shape[1]])
+    a_full, card_full = mcfs._path_point(full, d)
+    a_stopped, card_stopped = mcfs._path_point(stopped, d)
+    np.testing.assert_array_equal(a_stopped, a_full)
+    assert card_stopped == card_full == d
+
+
 def test_mcfs_never_forms_a_d_by_d_matrix(monkeypatch):
     # D = 3000: a D x D Gram matrix is 72 MB; the whole fit's allocations stay far below
     import tracemalloc

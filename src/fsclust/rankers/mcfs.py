@@ -102,7 +102,8 @@ def lasso_coefficients(X, Y, n_nonzero, ridge=1e-3):
         if 16 * D * D <= _WHOLE_GRAM_BYTES:
             paths = _whole_gram_lasso_paths(X, Y, ridge, max_iter)
         else:
-            paths = (ridge_lasso_path(X, y, ridge, max_iter)[2] for y in Y.T)
+            paths = (ridge_lasso_path(X, y, ridge, max_iter, stop_cardinality=n_nonzero)[2]
+                     for y in Y.T)
         ridge_used = float(ridge)
     else:
         paths = (lars_path(X, y, Gram=None, method="lasso", max_iter=max_iter)[2] for y in Y.T)
@@ -126,6 +127,10 @@ def _path_point(coefs, n_nonzero):
 
 
 _drotg = scipy.linalg.blas.drotg
+# the LAPACK routines scipy.linalg.solve_triangular and cho_solve call (trtrs, potrs), called
+# directly: the wrappers' checks cost more than the solves on the path's small factors
+_dtrtrs = scipy.linalg.lapack.dtrtrs
+_dpotrs = scipy.linalg.lapack.dpotrs
 
 
 def _min_pos(a):
@@ -152,7 +157,7 @@ def _cholesky_delete(L, go_out):
         L[i + 1:n - 1, i + 1] = c * y - s * x
 
 
-def ridge_lasso_path(X, y, ridge, max_iter):
+def ridge_lasso_path(X, y, ridge, max_iter, stop_cardinality=None):
     """The lasso-LARS path of ``y`` on ``X`` with the Gram matrix ``X^T X + ridge I``, without
     forming it: ``lars_path_gram``'s algorithm step for step, its Gram rows computed from ``X``.
 
@@ -169,6 +174,11 @@ def ridge_lasso_path(X, y, ridge, max_iter):
     equals ``lars_path_gram(Xy=X^T y, Gram=X^T X + ridge I, n_samples=n, method="lasso",
     max_iter=max_iter)`` to round-off; the Cholesky factor is downdated by the same
     Givens rotations after a drop.
+
+    ``stop_cardinality=d`` ends the path early, exactly: once the active set exceeds ``d`` by
+    more than the steps left before ``max_iter``, no later point can have ``d`` non-zeros
+    (a step drops at most one variable; after a step that drops several at once the rule is
+    off), so the last point with ``d`` non-zeros, which MCFS reads, is already on the path.
 
     Returns
     -------
@@ -188,6 +198,7 @@ def ridge_lasso_path(X, y, ridge, max_iter):
     active = []
     sign_active = np.empty(max_features, dtype=np.int8)
     drop = False
+    multi_drop = False
     L = np.empty((max_features, max_features))
     tiny32 = np.finfo(np.float32).tiny
     cov_precision = np.finfo(np.float64).precision
@@ -207,6 +218,9 @@ def ridge_lasso_path(X, y, ridge, max_iter):
             break
         if n_iter >= max_iter or n_active >= D:
             break
+        if (stop_cardinality is not None and not multi_drop
+                and n_active - stop_cardinality > max_iter - n_iter):
+            break
         if not drop:
             sign_active[n_active] = np.sign(C_)
             m, k = n_active, C_idx + n_active
@@ -219,9 +233,8 @@ def ridge_lasso_path(X, y, ridge, max_iter):
             c = Xt[n_active] @ Xt[n_active] + ridge
             L[n_active, :n_active] = Xt[:n_active] @ Xt[n_active]
             if n_active:
-                L[n_active, :n_active] = scipy.linalg.solve_triangular(
-                    L[:n_active, :n_active], L[n_active, :n_active], lower=True,
-                    check_finite=False)
+                L[n_active, :n_active] = _dtrtrs(L[:n_active, :n_active],
+                                                 L[n_active, :n_active], lower=1)[0]
             v = L[n_active, :n_active] @ L[n_active, :n_active]
             diag = max(np.sqrt(abs(c - v)), eps)
             L[n_active, n_active] = diag
@@ -236,8 +249,7 @@ def ridge_lasso_path(X, y, ridge, max_iter):
             break
         # the equiangular direction: G_AA w = AA s, 1 / AA^2 = s^T G_AA^-1 s
         signs = sign_active[:n_active].astype(np.float64)
-        least_squares = scipy.linalg.cho_solve((L[:n_active, :n_active], True), signs,
-                                               check_finite=False)
+        least_squares = _dpotrs(L[:n_active, :n_active], signs, lower=1)[0]
         if least_squares.size == 1 and least_squares[0] == 0:
             least_squares[...] = 1
             AA = 1.0
@@ -247,7 +259,7 @@ def ridge_lasso_path(X, y, ridge, max_iter):
             i, L_ = 0, L[:n_active, :n_active].copy()
             while not np.isfinite(AA):  # sklearn's regularisation of a degenerate factor
                 L_.flat[::n_active + 1] += (2**i) * eps
-                least_squares = scipy.linalg.cho_solve((L_, True), signs, check_finite=False)
+                least_squares = _dpotrs(L_, signs, lower=1)[0]
                 AA = 1.0 / np.sqrt(max(np.sum(least_squares * signs), eps))
                 i += 1
             least_squares *= AA
@@ -276,6 +288,7 @@ def ridge_lasso_path(X, y, ridge, max_iter):
         coef[active] = prev_coef[active] + gamma_ * least_squares
         Cov -= gamma_ * corr_eq_dir
         if drop:
+            multi_drop = multi_drop or len(idx) > 1
             for ii in idx:
                 _cholesky_delete(L[:n_active, :n_active], ii)
                 n_active -= 1
