@@ -165,6 +165,52 @@ def test_knn_graph_rejects_too_many_neighbours():
         knn_graph(np.arange(5.0)[:, None], n_neighbors=5)
 
 
+def _sklearn_graph(X, k):
+    from sklearn.neighbors import kneighbors_graph
+
+    return sp.csr_matrix(kneighbors_graph(X, k, mode="distance", include_self=False))
+
+
+@pytest.mark.parametrize("k", [1, 5, 38, 39])
+def test_dense_neighbour_search_gives_scikit_learns_lists(k, monkeypatch):
+    # the kNN graph's search from one X X^T (in row blocks: 7 rows at a time here) keeps
+    # scikit-learn's neighbour lists and their order, distances to round-off; k = 39 = n - 1
+    # lists every other sample, k = 38 leaves one out
+    from fsclust import graphs
+
+    rng = np.random.RandomState(k)
+    X = rng.normal(size=(40, 300)) * rng.uniform(0.5, 3.0, size=300)
+    X -= X.mean(axis=0)
+    monkeypatch.setattr(graphs, "_KNN_BLOCK_ENTRIES", 7 * 40)
+    ours = graphs._kneighbors_distance_graph(X, k)
+    theirs = _sklearn_graph(X, k)
+    assert graphs._kneighbors_dense(X, k) is not None  # the dense search decided every list
+    np.testing.assert_array_equal(ours.indptr, theirs.indptr)
+    np.testing.assert_array_equal(ours.indices, theirs.indices)
+    np.testing.assert_allclose(ours.data, theirs.data, rtol=1e-12)
+    with_D2 = graphs._kneighbors_distance_graph(X, k, D2=squared_distances(X))
+    np.testing.assert_array_equal(with_D2.indices, theirs.indices)
+
+
+def test_dense_neighbour_search_leaves_ties_and_narrow_kernels_to_scikit_learn():
+    # duplicates (Iris has some), a tie at the k-th neighbour and distances far out on a narrow
+    # heat kernel are decided by scikit-learn's search itself, so the graph is its own exactly
+    from sklearn.datasets import load_iris
+
+    from fsclust import graphs
+
+    iris = load_iris().data - load_iris().data.mean(axis=0)
+    assert graphs._kneighbors_dense(iris, 5) is None
+    np.testing.assert_array_equal(graphs._kneighbors_distance_graph(iris, 5).toarray(),
+                                  _sklearn_graph(iris, 5).toarray())
+    square = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [5.0, 5.0]])
+    assert graphs._kneighbors_dense(square - square.mean(axis=0), 1) is None  # equidistant
+    X = np.random.RandomState(3).normal(size=(30, 20))
+    X -= X.mean(axis=0)
+    far = graphs._kneighbors_distance_graph(X, 4, max_sq_distance=1e-3)
+    np.testing.assert_array_equal(far.toarray(), _sklearn_graph(X, 4).toarray())
+
+
 # --- Laplacians -------------------------------------------------------------------------------
 
 

@@ -47,6 +47,77 @@ def _as_float_array(X, name="X"):
     return X
 
 
+# Rows of X X^T per block in the dense neighbour search: 2^23 float64 (64 MiB) per block.
+_KNN_BLOCK_ENTRIES = 2**23
+
+
+def _kneighbors_dense(X, n_neighbors, D2=None):
+    """Each row's ``n_neighbors`` nearest other rows of (centred) ``X``, from ``X X^T``, or
+    from their squared distances ``D2`` when the caller has them (:func:`squared_distances`).
+
+    Returns ``(indices, sq_distances)``, both ``(n, k)`` and nearest first, or None when some
+    row's list is not decided beyond round-off: another sample within round-off of it (a
+    duplicate, where scikit-learn's choice between the sample itself and its copy is its own)
+    or its k-th and (k+1)-th nearest within round-off of each other. The caller then uses
+    :func:`sklearn.neighbors.kneighbors_graph`, so that the lists are always the ones it gives.
+
+    One matrix product in row blocks (64 MiB at a time) and a partial sort: scikit-learn's
+    search computes the same product, plus its own bookkeeping, which on 171 x 5748 (TOX-171)
+    costs twice the product.
+    """
+    n, D = X.shape
+    k = int(n_neighbors)
+    sq = np.einsum("ij,ij->i", X, X)
+    # both computations of ||x_i||^2 + ||x_j||^2 - 2 x_i.x_j err by at most about
+    # D eps (||x_i||^2 + ||x_j||^2): gaps below this bound could order either way
+    tol = 32.0 * D * np.finfo(np.float64).eps * float(sq.max(initial=0.0))
+    indices = np.empty((n, k), dtype=np.intp)
+    sq_dist = np.empty((n, k))
+    rows = max(1, _KNN_BLOCK_ENTRIES // max(n, 1))
+    for start in range(0, n, rows):
+        stop = min(n, start + rows)
+        if D2 is None:
+            B = X[start:stop] @ X.T
+            B *= -2.0
+            B += sq[start:stop, None]
+            B += sq[None, :]
+        else:
+            B = D2[start:stop].copy()
+        own = np.arange(start, stop)
+        B[own - start, own] = -np.inf  # each sample first, then its neighbours
+        m = min(k + 2, n)  # the sample, its k neighbours and the next nearest
+        if m < n:
+            near = np.argpartition(B, m - 1, axis=1)[:, :m]
+        else:
+            near = np.tile(np.arange(n), (stop - start, 1))
+        d2 = np.take_along_axis(B, near, axis=1)
+        order = np.argsort(d2, axis=1, kind="stable")
+        near = np.take_along_axis(near, order, axis=1)
+        d2 = np.take_along_axis(d2, order, axis=1)
+        if np.any(d2[:, 1] <= tol) or (m == k + 2 and np.any(d2[:, k + 1] - d2[:, k] <= tol)):
+            return None
+        indices[start:stop] = near[:, 1:k + 1]
+        sq_dist[start:stop] = d2[:, 1:k + 1]
+    return indices, np.maximum(sq_dist, 0.0)
+
+
+def _kneighbors_distance_graph(X, n_neighbors, max_sq_distance=np.inf, D2=None):
+    """``kneighbors_graph(X, n_neighbors, mode="distance", include_self=False)`` as CSR:
+    from :func:`_kneighbors_dense` where every list is decided beyond round-off (the same lists;
+    distances equal to round-off), else scikit-learn's own search. Also scikit-learn's when a
+    neighbour lies farther than ``sqrt(max_sq_distance)``: the caller's bound past which the
+    distances' round-off could decide its results."""
+    n = X.shape[0]
+    dense = _kneighbors_dense(X, n_neighbors, D2)
+    if dense is None or dense[1].max(initial=0.0) > max_sq_distance:
+        return sp.csr_matrix(kneighbors_graph(X, n_neighbors, mode="distance",
+                                              include_self=False), dtype=np.float64)
+    indices, sq_dist = dense
+    k = indices.shape[1]
+    return sp.csr_matrix((np.sqrt(sq_dist).ravel(), indices.ravel(),
+                          np.arange(0, n * k + 1, k)), shape=(n, n))
+
+
 def squared_distances(X, Y=None):
     """Squared Euclidean distances between the rows of ``X`` (and ``Y``).
 
@@ -371,15 +442,26 @@ def knn_graph(
     if symmetrize not in ("or", "and"):
         raise ValueError(f"symmetrize must be 'or' or 'and', got {symmetrize!r}.")
 
-    G = kneighbors_graph(X, n_neighbors, mode="distance", include_self=False)
-    G = sp.csr_matrix(G, dtype=np.float64)
+    D2 = None
+    if weight == "heat" and t is None and n <= 1024:
+        # the rule's n x n distances serve the neighbour search too
+        D2 = squared_distances(X)
+        t = bandwidth(D2, t_rule)
+    elif weight == "heat":
+        t = _bandwidth_from_data(X, t_rule) if t is None else _check_t(t)
+    # Under a narrow heat kernel (an edge with d^2 / t above 30, weight below 1e-13: Zeng &
+    # Cheung's t = 0.0025 max d^2 gives up to several hundred) the relative round-off of the
+    # weights grows with d^2 / t, and scores that differ by 1e-11 can trade places (MONTI's
+    # LEUKEMIA Laplacian ranking does): there the graph keeps scikit-learn's distances, so
+    # that no shipped ranking depends on how the distances were summed.
+    G = _kneighbors_distance_graph(X, n_neighbors,
+                                   30.0 * t if weight == "heat" else np.inf, D2)
     if weight == "cosine":
         t = None
         # the cosine of unit rows from their distance; a zero row stays at cosine 0
         G.data = np.einsum("ij,ij->i", X[np.repeat(np.arange(n), np.diff(G.indptr))],
                            X[G.indices])
     elif weight == "heat":
-        t = _bandwidth_from_data(X, t_rule) if t is None else _check_t(t)
         G.data = np.exp(-(G.data**2) / t)
     else:
         t = None

@@ -275,7 +275,11 @@ class FeatureRanker(SelectorMixin, BaseEstimator):
         -------
         self
         """
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2, copy=True)
+        # C order: rows (samples) contiguous, as the neighbour searches, the sparse W @ X
+        # products and the Gram rows read them; an F-ordered input (scipy.io.loadmat gives
+        # one) costs the same single copy and is not re-copied by every later call
+        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2, copy=True,
+                          order="C")
         rng = check_random_state(getattr(self, "random_state", None))
         # before _score, which may use it (and must not recompute it)
         self.constant_mask_ = constant_features(X)
