@@ -285,6 +285,21 @@ def test_pca_loadings_unit_norm_sign_invariant_and_equal_eigh():
     assert pca_projection(X, 2).shape == (60, 2)
 
 
+@pytest.mark.parametrize("shape", [(60, 20), (30, 400)])
+@pytest.mark.parametrize("standardize", [True, False])
+def test_first_principal_axis_equals_the_svds_on_both_sides_of_n_equal_d(shape, standardize):
+    # the axis comes from X^T X when D < n and from X X^T when D >= n: both equal the first
+    # right singular vector of the centred (standardised) data, with the sign rule
+    rng = np.random.RandomState(shape[1])
+    X = rng.randn(*shape) @ np.diag(rng.uniform(0.2, 3.0, shape[1])) + 5.0
+    Xc = X - X.mean(axis=0)
+    if standardize:
+        Xc /= Xc.std(axis=0)
+    v = np.linalg.svd(Xc, full_matrices=False)[2][0]
+    v *= np.sign(v[np.argmax(np.abs(v))])
+    np.testing.assert_allclose(first_principal_axis(X, standardize), v, atol=1e-12)
+
+
 def test_gha_converges_to_first_principal_axis():
     rng = np.random.RandomState(0)
     f = rng.randn(300)
