@@ -80,7 +80,7 @@ QUICK_METHODS = ["variance", "laplacian", "spec", "mcfs", "uff", "kernel_weighti
 QUICK_CLUSTERERS = ["kmeans", "njw"]
 
 # Derived complexity: exponents of (n, d) in the leading term, and the dominant dense kernel
-# (name, flops(n, d), callable on X). "X X^T" is the Gram/distance product every graph method
+# (name, in KERNELS). "X X^T" is the Gram/distance product every graph method
 # starts with; the per-feature kernels of Zeng & Cheung are d exponentials of n x n.
 def _gram(X):
     return X @ X.T
@@ -111,21 +111,55 @@ def _svd(X):
     return np.linalg.svd(X, compute_uv=False)
 
 
+# MCFS: K lasso paths of L_k steps. Each step multiplies the active columns' equiangular vector
+# u by X^T (n x D, Gram-free paths, D > 4096) or reads the active rows of the Gram matrix
+# X^T X formed once (D <= 4096): the kernel is that product per step, plus the Gram matrix.
+_MCFS_WHOLE_GRAM_D = 4096
+
+
+def _mcfs_steps(est):
+    return int(np.sum(getattr(est, "path_steps_", 0)))
+
+
+def _mcfs_flops(n, d, est):
+    return 2 * n * d * _mcfs_steps(est) + (2 * n * d * d if d <= _MCFS_WHOLE_GRAM_D else 0)
+
+
+def _mcfs_paths(X, est):
+    Xt = np.ascontiguousarray(X.T)
+    u = np.ones(X.shape[0])
+    if X.shape[1] <= _MCFS_WHOLE_GRAM_D:
+        X.T @ X
+    for _ in range(_mcfs_steps(est)):
+        Xt @ u
+
+
+def _pca_axis_product(X):
+    # the first principal axis from the smaller cross-product matrix (rankers/pca.py)
+    return X @ X.T if X.shape[0] <= X.shape[1] else X.T @ X
+
+
+# name: (flops(n, d, fitted estimator), callable(X, fitted estimator))
 KERNELS = {
-    "X X^T": (lambda n, d: 2 * n * n * d, _gram),
-    "X^T X": (lambda n, d: 2 * n * d * d, _cov),
-    "column moments": (lambda n, d: 3 * n * d, _colstats),
-    "d exp(n x n)": (lambda n, d: n * n * d, _feature_kernels),
-    "svd(X)": (lambda n, d: 4 * n * d * min(n, d), _svd),
+    "X X^T": (lambda n, d, est: 2 * n * n * d, lambda X, est: _gram(X)),
+    "X^T X": (lambda n, d, est: 2 * n * d * d, lambda X, est: _cov(X)),
+    "column moments": (lambda n, d, est: 3 * n * d, lambda X, est: _colstats(X)),
+    "d exp(n x n)": (lambda n, d, est: n * n * d, lambda X, est: _feature_kernels(X)),
+    "svd(X)": (lambda n, d, est: 4 * n * d * min(n, d), lambda X, est: _svd(X)),
+    "min(X X^T, X^T X)": (lambda n, d, est: 2 * min(n, d) ** 2 * max(n, d),
+                          lambda X, est: _pca_axis_product(X)),
+    "lasso path products": (_mcfs_flops, _mcfs_paths),
 }
 COMPLEXITY = {  # method: (n exponent, d exponent, leading term, kernel)
     "variance": (1, 1, "n d", "column moments"),
     "laplacian": (2, 1, "n^2 d (distances, X^T L X)", "X X^T"),
     "spec": (2, 1, "2 n^2 d (distances, W X)", "X X^T"),
-    "mcfs": (2, 1, "n^2 d graph + K n d steps lasso", "X X^T"),
+    "mcfs": (2, 1, "n^2 d graph + K L n d lasso steps (+ D^2 n Gram, D <= 4096)",
+             "lasso path products"),
     "uff": (2, 1, "n^3 + n^2 d (eigh, U^T X) + n d Q quadrature", "X X^T"),
     "kernel_weighting": (2, 1, "iters x n^2 d (d kernels per pass)", "d exp(n x n)"),
-    "pca": (2, 1, "n d min(n, d) (SVD)", "svd(X)"),
+    "pca": (2, 1, "min(n, d)^2 max(n, d) (cross-product) + min(n, d)^3 (eigh)",
+            "min(X X^T, X^T X)"),
     "gha": (1, 1, "epochs n d", "column moments"),
     "fsfs": (1, 2, "n d^2 (feature similarities)", "X^T X"),
     "frmv": (1, 1, "partitions x n d", "column moments"),
@@ -188,19 +222,24 @@ def run_case(kind, name, X, dataset, repeats, axis):
     n_exp, d_exp, term, kernel = COMPLEXITY.get(name, (np.nan, np.nan, "", "X X^T"))
     flops, kernel_fn = KERNELS[kernel]
 
+    fitted = []
+
     def fit():
         est = _make(kind, name)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             est.fit(X)
+        fitted[:] = [est]
 
     times = _timed(fit, repeats)
     peak = _peak_mb(fit)
-    ktimes = _timed(lambda: kernel_fn(X), max(3, repeats))
+    est = fitted[0]
+    ktimes = _timed(lambda: kernel_fn(X, est), max(3, repeats))
     med, kmed = statistics.median(times), statistics.median(ktimes)
     return {"kind": kind, "method": name, "dataset": dataset, "axis": axis, "n": n, "d": d,
             "repeats": repeats, "median_s": med, "min_s": min(times), "max_s": max(times),
-            "peak_mb": peak, "expected": term, "kernel": kernel, "kernel_flops": flops(n, d),
+            "peak_mb": peak, "expected": term, "kernel": kernel,
+            "kernel_flops": flops(n, d, est),
             "kernel_s": kmed, "ratio_to_kernel": med / kmed if kmed > 0 else np.nan,
             "status": "ok"}
 

@@ -141,7 +141,10 @@ def squared_distances(X, Y=None):
     array([[ 0., 25.],
            [25.,  0.]])
     """
-    X = _as_float_array(X)
+    # read only (Xc is the working array): no defensive copy of X
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D, got shape {X.shape}.")
     centre = X.mean(axis=0)
     Xc = X - centre
     if Y is None:

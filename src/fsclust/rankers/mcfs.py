@@ -58,7 +58,7 @@ def spectral_embedding_targets(W, n_eigenvectors):
     return V / sqrt_d[:, None]
 
 
-def lasso_coefficients(X, Y, n_nonzero, ridge=1e-3):
+def lasso_coefficients(X, Y, n_nonzero, ridge=1e-3, return_steps=False):
     """Lasso-LARS coefficients ``A (D, K)`` of ``y_k ~ X a_k`` with ``n_nonzero`` non-zeros each.
 
     Cai's ``solver="cai"``: no intercept, Gram matrix ``X^T X + ridge I``, the last point of the
@@ -87,6 +87,8 @@ def lasso_coefficients(X, Y, n_nonzero, ridge=1e-3):
         Non-zeros of each ``a_k`` (``< n_nonzero`` when the path never reached ``n_nonzero``).
     ridge_used : float
         ``ridge``, or 0.0 when the paths ran on ``X``.
+    steps : ndarray of shape (K,), int
+        Only with ``return_steps``: the LARS steps each path took.
 
     Examples
     --------
@@ -110,9 +112,11 @@ def lasso_coefficients(X, Y, n_nonzero, ridge=1e-3):
         ridge_used = 0.0
     A = np.zeros((D, Y.shape[1]))
     cardinality = np.zeros(Y.shape[1], dtype=int)
+    steps = np.zeros(Y.shape[1], dtype=int)
     for k, coefs in enumerate(paths):
         A[:, k], cardinality[k] = _path_point(coefs, n_nonzero)
-    return A, cardinality, ridge_used
+        steps[k] = coefs.shape[1] - 1
+    return (A, cardinality, ridge_used, steps) if return_steps else (A, cardinality, ridge_used)
 
 
 def _path_point(coefs, n_nonzero):
@@ -373,12 +377,15 @@ def lar_coefficients(X, Y, n_nonzero):
     (``X`` and ``y`` centred), no lasso drop step, no ridge and no normalisation of ``a_k``.
 
     On scikit-learn >= 1.2 this is what scikit-feature's ``mcfs`` runs; before 1.2 ``Lars``
-    also scaled the columns of ``X`` to unit norm (``normalize=True``).
+    also scaled the columns of ``X`` to unit norm (``normalize=True``). Returns the
+    coefficients ``A (D, K)`` and the LARS steps of each path ``(K,)``.
     """
     A = np.zeros((X.shape[1], Y.shape[1]))
+    steps = np.zeros(Y.shape[1], dtype=int)
     for k, y in enumerate(Y.T):
-        A[:, k] = Lars(n_nonzero_coefs=int(n_nonzero)).fit(X, y).coef_
-    return A
+        lars = Lars(n_nonzero_coefs=int(n_nonzero)).fit(X, y)
+        A[:, k], steps[k] = lars.coef_, lars.n_iter_
+    return A, steps
 
 
 class MCFS(FeatureRanker):
@@ -431,6 +438,9 @@ class MCFS(FeatureRanker):
         The normalised lasso coefficients.
     ridge_ : float
         The ridge term used: ``ridge``, or 0.0 when the Gram matrix was too large.
+    path_steps_ : ndarray of shape (K,), int
+        LARS steps of each eigenvector's path (each costs one product with ``X`` or with the
+        Gram matrix's active rows).
     ranking_, feature_order_, constant_mask_, t_, n_features_in_
 
     Notes
@@ -497,10 +507,11 @@ class MCFS(FeatureRanker):
                                self_loops=self.self_loops)
         if self.solver == "skfeature":
             Y = skfeature_embedding_targets(W, K)
-            self.coef_, self.ridge_ = lar_coefficients(X, Y, card), 0.0
+            (self.coef_, self.path_steps_), self.ridge_ = lar_coefficients(X, Y, card), 0.0
         else:
             Y = spectral_embedding_targets(W, K)
-            self.coef_, cardinality, self.ridge_ = lasso_coefficients(X, Y, card, self.ridge)
+            self.coef_, cardinality, self.ridge_, self.path_steps_ = lasso_coefficients(
+                X, Y, card, self.ridge, return_steps=True)
             short = np.flatnonzero(cardinality < card)
             if short.size:
                 # one warning per fit: with d > n it is every eigenvector

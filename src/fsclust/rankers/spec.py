@@ -20,7 +20,7 @@ def _lsym_power_quadratic(Lsym, Fh, power):
     return np.einsum("ij,ij->j", G, G)
 
 
-def _phi12_by_rayleigh_quotients(X, W, style):
+def _phi12_by_rayleigh_quotients(X, W, style, constant=None):
     """phi1 and phi2 at ``power=1`` without ``Lsym`` or the normalised features ``f^``.
 
     With ``f^ = D^1/2 f / ||D^1/2 f||``, ``phi1 = f^T L f / f^T D f`` (``L = D - W``) and
@@ -33,7 +33,7 @@ def _phi12_by_rayleigh_quotients(X, W, style):
     WX = W @ X
     fDf = d @ (X * X)
     fWf = np.einsum("ij,ij->j", X, WX)
-    constant = constant_features(X) | (fDf == 0)
+    constant = (constant_features(X) if constant is None else constant) | (fDf == 0)
     safe = np.where(constant, 1.0, fDf)
     phi1 = np.maximum((fDf - fWf) / safe, 0.0)
     phi1[constant] = 0.0  # phi1 of a constant feature is 0 by definition (Zhao & Liu 2007, eq. 4)
@@ -47,7 +47,7 @@ def _phi12_by_rayleigh_quotients(X, W, style):
     return scores
 
 
-def spec_scores(X, W, style="phi2", power=1, n_clusters=None):
+def spec_scores(X, W, style="phi2", power=1, n_clusters=None, constant=None):
     """SPEC scores of every column of ``X`` on the graph ``W`` (Zhao & Liu 2007, eqs. (4)-(6)).
 
     With ``d = W 1``, ``Lsym = I - D^-1/2 W D^-1/2``, ``xi_0 = sqrt(d) / ||sqrt(d)||`` and
@@ -69,6 +69,8 @@ def spec_scores(X, W, style="phi2", power=1, n_clusters=None):
         Exponent ``r`` of ``gamma``; 1 gives the plain scores.
     n_clusters : int or None
         ``k`` for phi3.
+    constant : ndarray of shape (D,) of bool, optional
+        :func:`~fsclust.rankers.base.constant_features` of ``X``, when the caller has it.
 
     Returns
     -------
@@ -89,7 +91,7 @@ def spec_scores(X, W, style="phi2", power=1, n_clusters=None):
         raise ValueError(f"power must be a positive integer, got {power}.")
     W = np.asarray(W, dtype=np.float64)
     if power == 1 and style != "phi3":
-        return _phi12_by_rayleigh_quotients(X, W, style)
+        return _phi12_by_rayleigh_quotients(X, W, style, constant)
     Lsym, d = laplacian(W, "sym")
     sqrt_d = np.sqrt(d)
     Fh = sqrt_d[:, None] * X
@@ -97,7 +99,7 @@ def spec_scores(X, W, style="phi2", power=1, n_clusters=None):
     zero = norms == 0
     Fh = Fh / np.where(zero, 1.0, norms)
     xi0 = sqrt_d / np.linalg.norm(sqrt_d)
-    constant = constant_features(X) | zero
+    constant = (constant_features(X) if constant is None else constant) | zero
     if style == "phi3":
         if n_clusters is None or int(n_clusters) < 2:
             raise ValueError("phi3 needs n_clusters >= 2.")
@@ -186,4 +188,5 @@ class SPEC(FeatureRanker):
     def _score(self, X, rng):
         W, self.t_ = rbf_affinity(X, t=self.t, t_rule=self.t_rule, keep_diagonal=True,
                                   return_bandwidth=True)
-        return spec_scores(X, W, self.style, self.power, self.n_clusters)
+        return spec_scores(X, W, self.style, self.power, self.n_clusters,
+                           constant=self.constant_mask_)
