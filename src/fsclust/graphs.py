@@ -419,7 +419,10 @@ def knn_graph(
            [0., 0., 0., 1., 0., 1.],
            [0., 0., 0., 0., 1., 0.]])
     """
-    X = _as_float_array(X)
+    # read only: the centred (or unit-row) copy below is the working array
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D, got shape {X.shape}.")
     if metric not in ("euclidean", "cosine"):
         raise ValueError(f"metric must be 'euclidean' or 'cosine', got {metric!r}.")
     if weight not in ("heat", "binary", "cosine"):
@@ -435,7 +438,7 @@ def knn_graph(
         X = X / np.maximum(norms, 1e-10)
     else:
         # centring does not move the neighbours and reduces round-off in the distances
-        X -= X.mean(axis=0)
+        X = X - X.mean(axis=0)
     n = X.shape[0]
     n_neighbors = int(n_neighbors)
     if not 1 <= n_neighbors < n:
