@@ -20,8 +20,9 @@ complexity derived for the method (``COMPLEXITY``).
 Peers: scikit-feature's maintained fork (``skfeature-chappers``, ``pip install -e .[bench]``):
 the Laplacian score, SPEC (phi2) and MCFS from the data matrix to the scores, graph
 construction included, with the same graph parameters (the recipe of tests/test_skfeature.py),
-on the mirrored TOX-171 and warpPIE10P; ours and theirs alternate in the same process, and the
-table says whether the rankings agree on the features with distinct scores.
+on the mirrored TOX-171 and warpPIE10P, each in C (row) and F (column) memory order; ours and
+theirs alternate in the same process, and the table says whether the rankings agree on the
+features with distinct scores.
 
 Writes into ``--out``: ``suite_timings.tsv``, ``suite_exponents.tsv``, ``suite_peers.tsv`` and
 ``suite_loglog_n.png``, ``suite_loglog_d.png``. ``--quick`` runs tiny sizes, one repeat, a few
@@ -300,11 +301,16 @@ def peers(repeats, datasets=PEER_DATASETS, K=5, d_mcfs=50):
     from fsclust.rankers.spec import SPEC
 
     rows = []
-    for name, rel in datasets.items():
+    for (name, rel), layout in ((item, layout) for item in datasets.items()
+                                for layout in ("C", "F")):
         X = _load_mirrored(rel)
         if X is None:
             rows.append({"dataset": name, "status": f"skipped: {rel} not in the mirror"})
             continue
+        # C: rows contiguous, as the workflow's prepared data and most readers give them;
+        # F: columns contiguous, as scipy.io.loadmat (and often pandas' to_numpy) gives them.
+        # Both libraries get the same array; ours makes one C-order copy when given F.
+        X = np.ascontiguousarray(X) if layout == "C" else np.asfortranarray(X)
         _, t = knn_graph(X, 5, return_bandwidth=True)
         t_sk = float(np.sqrt(t / 2.0))
         _, t_spec = rbf_affinity(X, return_bandwidth=True)
@@ -341,6 +347,7 @@ def peers(repeats, datasets=PEER_DATASETS, K=5, d_mcfs=50):
             ours_t, theirs_t = [], []
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
+                ours_fn(), theirs_fn()  # warm-up: first calls pay imports and caches
                 for _ in range(repeats):
                     t0 = time.perf_counter()
                     ours = ours_fn()
@@ -361,7 +368,8 @@ def peers(repeats, datasets=PEER_DATASETS, K=5, d_mcfs=50):
                                    np.intersect1d(distinct_features(ours.scores_),
                                                   np.flatnonzero(~ours.constant_mask_)))
             o, s = statistics.median(ours_t), statistics.median(theirs_t)
-            rows.append({"dataset": name, "n": X.shape[0], "d": X.shape[1], "method": method,
+            rows.append({"dataset": name, "layout": layout, "n": X.shape[0], "d": X.shape[1],
+                         "method": method,
                          "ours_s": o, "ours_min_s": min(ours_t), "skfeature_s": s,
                          "skfeature_min_s": min(theirs_t), "speedup": s / o,
                          "same_ranking": same, "status": "ok"})
