@@ -135,6 +135,36 @@ def _mcfs_paths(X, est):
         Xt @ u
 
 
+def _oja_updates(X, est):
+    # GHA (Maldonado et al.'s Sanger/Oja rule) is sequential by definition: one update per
+    # sample, w <- w + a y (x - y w) with y = w.x, four passes over a d-vector; its kernel is
+    # n_iter_ epochs of them
+    w = np.full(X.shape[1], 1.0 / np.sqrt(X.shape[1]))
+    for _ in range(int(getattr(est, "n_iter_", 1))):
+        for x in X:
+            y = w @ x
+            w += (1e-9 * y) * (x - y * w)
+
+
+def _oja_flops(n, d, est):
+    return 8 * n * d * int(getattr(est, "n_iter_", 1))
+
+
+def _kmeans_ensemble(X, est):
+    # FRMV and FRCM are built on T single-start k-means of random feature halves
+    # (Zhang et al. 2012, Algorithm 1, lines 1-7): the same ensemble, by the same function
+    from fsclust.consensus import random_subspace_ensemble
+
+    random_subspace_ensemble(X, est.ensemble_.shape[0], max_clusters=est.max_clusters,
+                             max_iter=est.max_iter, random_state=0)
+
+
+def _kmeans_ensemble_flops(n, d, est):
+    # an upper bound: every partition at the largest iteration count, 2 n k (d / 2) each
+    ks = np.array([len(np.unique(labels)) for labels in est.ensemble_])
+    return int(2 * n * (d // 2) * ks.sum() * max(1, int(getattr(est, "n_iter_", 1))))
+
+
 def _pca_axis_product(X):
     # the first principal axis from the smaller cross-product matrix (rankers/pca.py)
     return X @ X.T if X.shape[0] <= X.shape[1] else X.T @ X
@@ -150,6 +180,8 @@ KERNELS = {
     "min(X X^T, X^T X)": (lambda n, d, est: 2 * min(n, d) ** 2 * max(n, d),
                           lambda X, est: _pca_axis_product(X)),
     "lasso path products": (_mcfs_flops, _mcfs_paths),
+    "Oja updates": (_oja_flops, _oja_updates),
+    "k-means ensemble": (_kmeans_ensemble_flops, _kmeans_ensemble),
 }
 COMPLEXITY = {  # method: (n exponent, d exponent, leading term, kernel)
     "variance": (1, 1, "n d", "column moments"),
@@ -161,10 +193,12 @@ COMPLEXITY = {  # method: (n exponent, d exponent, leading term, kernel)
     "kernel_weighting": (2, 1, "iters x n^2 d (d kernels per pass)", "d exp(n x n)"),
     "pca": (2, 1, "min(n, d)^2 max(n, d) (cross-product) + min(n, d)^3 (eigh)",
             "min(X X^T, X^T X)"),
-    "gha": (1, 1, "epochs n d", "column moments"),
+    "gha": (1, 1, "epochs n d (sequential updates)", "Oja updates"),
     "fsfs": (1, 2, "n d^2 (feature similarities)", "X^T X"),
-    "frmv": (1, 1, "partitions x n d", "column moments"),
-    "frcm": (1, 1, "partitions x n d", "column moments"),
+    "frmv": (1, 1, "partitions x iters x n k d (k-means) + partitions x n d",
+             "k-means ensemble"),
+    "frcm": (1, 1, "partitions x iters x n k d (k-means) + n^2 d / block (ARImm)",
+             "k-means ensemble"),
     "qalpha": (2, 2, "iters x (n^2 d + d^2 n)", "X^T X"),
     "llcfs": (2, 1, "iters x n^2 d", "X X^T"),
     "evsfsc": (2, 1, "n^2 d", "X X^T"),
