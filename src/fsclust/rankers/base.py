@@ -15,6 +15,22 @@ __all__ = ["FeatureRanker", "constant_features", "mean_plus_std_rule", "ranking_
            "ranks_from_order", "tied_cuts", "distinct_features"]
 
 
+def _c_order_copy(X, block=64):
+    """A C-order copy of an F-ordered float64 array, ``block`` columns at a time, else None.
+
+    NumPy's own order-changing copy walks the destination row by row and reads the source
+    with a stride of ``n`` elements; copying column blocks keeps both sides in cache (TOX-171,
+    171 x 5748: 0.6 ms instead of 1.2-1.5 ms).
+    """
+    if not (isinstance(X, np.ndarray) and X.dtype == np.float64 and X.ndim == 2
+            and X.flags.f_contiguous and not X.flags.c_contiguous):
+        return None
+    C = np.empty(X.shape)
+    for j in range(0, X.shape[1], block):
+        C[:, j:j + block] = X[:, j:j + block]
+    return C
+
+
 def constant_features(X):
     """Mask of the constant columns: ``ptp(f) <= 1e-12 * max(1, max|f|)``.
 
@@ -278,8 +294,9 @@ class FeatureRanker(SelectorMixin, BaseEstimator):
         # C order: rows (samples) contiguous, as the neighbour searches, the sparse W @ X
         # products and the Gram rows read them; an F-ordered input (scipy.io.loadmat gives
         # one) costs the same single copy and is not re-copied by every later call
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2, copy=True,
-                          order="C")
+        own = _c_order_copy(X)
+        X = validate_data(self, X if own is None else own, dtype=np.float64,
+                          ensure_min_samples=2, copy=own is None, order="C")
         rng = check_random_state(getattr(self, "random_state", None))
         # before _score, which may use it (and must not recompute it)
         self.constant_mask_ = constant_features(X)
