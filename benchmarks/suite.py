@@ -165,6 +165,25 @@ def _kmeans_ensemble_flops(n, d, est):
     return int(2 * n * (d // 2) * ks.sum() * max(1, int(getattr(est, "n_iter_", 1))))
 
 
+def _pair_feature_sqrts(X, block=2**22):
+    # FRCM's ARImm (eq. (7) of Zhang et al.): sqrt(1 - (x_ij - x_lj)^2 / ||x_i - x_l||^2) for
+    # every pair i < l and feature j, elementwise (no product form): n (n - 1) / 2 d roots
+    n, d = X.shape
+    total = n * (n - 1) // 2 * d
+    buf = np.random.RandomState(0).random_sample(min(total, block))
+    for start in range(0, total, buf.size):
+        np.sqrt(buf[:min(buf.size, total - start)])
+
+
+def _frcm_kernel(X, est):
+    _kmeans_ensemble(X, est)
+    _pair_feature_sqrts(X)
+
+
+def _frcm_flops(n, d, est):
+    return _kmeans_ensemble_flops(n, d, est) + n * (n - 1) // 2 * d
+
+
 def _pca_axis_product(X):
     # the first principal axis from the smaller cross-product matrix (rankers/pca.py)
     return X @ X.T if X.shape[0] <= X.shape[1] else X.T @ X
@@ -182,6 +201,7 @@ KERNELS = {
     "lasso path products": (_mcfs_flops, _mcfs_paths),
     "Oja updates": (_oja_flops, _oja_updates),
     "k-means ensemble": (_kmeans_ensemble_flops, _kmeans_ensemble),
+    "k-means ensemble + pair-feature roots": (_frcm_flops, _frcm_kernel),
 }
 COMPLEXITY = {  # method: (n exponent, d exponent, leading term, kernel)
     "variance": (1, 1, "n d", "column moments"),
@@ -197,8 +217,8 @@ COMPLEXITY = {  # method: (n exponent, d exponent, leading term, kernel)
     "fsfs": (1, 2, "n d^2 (feature similarities)", "X^T X"),
     "frmv": (1, 1, "partitions x iters x n k d (k-means) + partitions x n d",
              "k-means ensemble"),
-    "frcm": (1, 1, "partitions x iters x n k d (k-means) + n^2 d / block (ARImm)",
-             "k-means ensemble"),
+    "frcm": (2, 1, "partitions x iters x n k d (k-means) + n^2 d / 2 roots (ARImm)",
+             "k-means ensemble + pair-feature roots"),
     "qalpha": (2, 2, "iters x (n^2 d + d^2 n)", "X^T X"),
     "llcfs": (2, 1, "iters x n^2 d", "X X^T"),
     "evsfsc": (2, 1, "n^2 d", "X X^T"),
