@@ -184,6 +184,18 @@ def _frcm_flops(n, d, est):
     return _kmeans_ensemble_flops(n, d, est) + n * (n - 1) // 2 * d
 
 
+def _evsfsc_products(X, est):
+    # EVSFSC's sensitivities (Jiang & Ren 2011, Theorems 3-5, in product form): per block of
+    # features S X_b and S X_b^2, then four (n, n) @ (n, b) products per scored eigenvector
+    S = np.ones((X.shape[0], X.shape[0])) / X.shape[0]
+    for _ in range(2 + 4 * int(est.n_clusters)):
+        S @ X
+
+
+def _evsfsc_flops(n, d, est):
+    return (2 + 4 * int(est.n_clusters)) * 2 * n * n * d
+
+
 def _pca_axis_product(X):
     # the first principal axis from the smaller cross-product matrix (rankers/pca.py)
     return X @ X.T if X.shape[0] <= X.shape[1] else X.T @ X
@@ -202,6 +214,7 @@ KERNELS = {
     "Oja updates": (_oja_flops, _oja_updates),
     "k-means ensemble": (_kmeans_ensemble_flops, _kmeans_ensemble),
     "k-means ensemble + pair-feature roots": (_frcm_flops, _frcm_kernel),
+    "(2 + 4c) products S X": (_evsfsc_flops, _evsfsc_products),
 }
 COMPLEXITY = {  # method: (n exponent, d exponent, leading term, kernel)
     "variance": (1, 1, "n d", "column moments"),
@@ -221,7 +234,7 @@ COMPLEXITY = {  # method: (n exponent, d exponent, leading term, kernel)
              "k-means ensemble + pair-feature roots"),
     "qalpha": (2, 2, "iters x (n^2 d + d^2 n)", "X^T X"),
     "llcfs": (2, 1, "iters x n^2 d", "X X^T"),
-    "evsfsc": (2, 1, "n^2 d", "X X^T"),
+    "evsfsc": (2, 1, "(2 + 4c) n^2 d products + n^3 (eigh)", "(2 + 4c) products S X"),
     "kpkmeans": (2, 1, "iters x n^2 d", "X X^T"),
     "kmeans": (1, 1, "n_init x iters x n k d", "column moments"),
     "ncut": (2, 1, "n^2 d + n^3 (eigh)", "X X^T"),

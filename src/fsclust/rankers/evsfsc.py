@@ -37,7 +37,8 @@ def spectral_system(X, t, laplacian):
     return S, g, values, vectors
 
 
-def eigenvector_sensitivities(X, S, g, values, vectors, r, laplacian, delta2, columns):
+def eigenvector_sensitivities(X, S, g, values, vectors, r, laplacian, delta2, columns,
+                              shared=None):
     """First-order change ``p_r^t`` of eigenvector ``r`` when feature t is scaled by ``1 + xi``,
     for the features ``columns`` at once: an ``(n, len(columns))`` matrix.
 
@@ -55,7 +56,8 @@ def eigenvector_sensitivities(X, S, g, values, vectors, r, laplacian, delta2, co
     ``(q o DEG - OFF) / delta^2`` with ``DEG[i, t] = x_it^2 g_i - 2 x_it (S x_t)_i +
     (S x_t^2)_i`` and ``OFF[i, t] = x_it^2 (S q)_i - 2 x_it (S (q o x_t))_i + (S (q o x_t^2))_i``:
     four ``(n, n) @ (n, b)`` products per eigenvector, not the paper's ``O(n^3)`` per feature.
-    ``X`` must be centred.
+    ``X`` must be centred. ``shared`` is :func:`_shared_products` of the same columns, which do
+    not depend on ``r`` (computed here when None).
 
     Returns
     -------
@@ -64,10 +66,9 @@ def eigenvector_sensitivities(X, S, g, values, vectors, r, laplacian, delta2, co
         Terms ``h`` dropped because ``|lambda_r - lambda_h| < 1e-10 max |lambda|`` (a
         repeated eigenvalue: the first-order formula does not hold there).
     """
-    Xb = X[:, columns]
-    Xb2 = Xb * Xb
+    Xb, Xb2, SXb, SXb2 = _shared_products(X, S, columns) if shared is None else shared
     q = vectors[:, r]
-    DEG = Xb2 * g[:, None] - 2.0 * Xb * (S @ Xb) + S @ Xb2
+    DEG = Xb2 * g[:, None] - 2.0 * Xb * SXb + SXb2
     OFF = Xb2 * (S @ q)[:, None] - 2.0 * Xb * (S @ (q[:, None] * Xb)) + S @ (q[:, None] * Xb2)
     U = (q[:, None] * DEG - OFF) / delta2  # columns: L1_t q
     gap = values[r] - values
@@ -87,6 +88,14 @@ def eigenvector_sensitivities(X, S, g, values, vectors, r, laplacian, delta2, co
     if laplacian == "sym":
         P = np.sqrt(g)[:, None] * P - 0.5 * D1q / np.sqrt(g)[:, None]
     return P, int(tiny.sum())
+
+
+def _shared_products(X, S, columns):
+    """``X_b``, ``X_b^2``, ``S X_b`` and ``S X_b^2`` of a block of features: the part of
+    :func:`eigenvector_sensitivities` that is the same for every eigenvector."""
+    Xb = X[:, columns]
+    Xb2 = Xb * Xb
+    return Xb, Xb2, S @ Xb, S @ Xb2
 
 
 def evsfsc_scores(X, n_clusters, laplacian="unnormalized", t=None, t_rule="seed003",
@@ -138,9 +147,10 @@ def evsfsc_scores(X, n_clusters, laplacian="unnormalized", t=None, t_rule="seed0
     dropped = 0
     for start in range(0, d, block):  # blocks of features bound the memory, O(n block)
         columns = np.arange(start, min(start + block, d))
+        shared = _shared_products(Xc, S, columns)  # two of the six products, once per block
         for r in used:
             P, n_tiny = eigenvector_sensitivities(Xc, S, g, values, vectors, r, laplacian,
-                                                  delta2, columns)
+                                                  delta2, columns, shared)
             scores[columns] += np.abs(P).sum(axis=0)
             dropped += n_tiny
     if dropped:
