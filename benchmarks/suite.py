@@ -196,6 +196,19 @@ def _evsfsc_flops(n, d, est):
     return (2 + 4 * int(est.n_clusters)) * 2 * n * n * d
 
 
+def _kpkmeans_products(X, est):
+    # KP-Kmeans (Maldonado et al. 2015), per gradient step: the anisotropic kernel's
+    # distances (X diag(v)) (X diag(v))^T and the gradient's W X (eq. (20) in product form)
+    W = np.ones((X.shape[0], X.shape[0])) / X.shape[0]
+    for _ in range(max(1, int(est.n_iter_))):
+        X @ X.T
+        W @ X
+
+
+def _kpkmeans_flops(n, d, est):
+    return max(1, int(est.n_iter_)) * 4 * n * n * d
+
+
 def _pca_axis_product(X):
     # the first principal axis from the smaller cross-product matrix (rankers/pca.py)
     return X @ X.T if X.shape[0] <= X.shape[1] else X.T @ X
@@ -215,6 +228,7 @@ KERNELS = {
     "k-means ensemble": (_kmeans_ensemble_flops, _kmeans_ensemble),
     "k-means ensemble + pair-feature roots": (_frcm_flops, _frcm_kernel),
     "(2 + 4c) products S X": (_evsfsc_flops, _evsfsc_products),
+    "steps x (X X^T, W X)": (_kpkmeans_flops, _kpkmeans_products),
 }
 COMPLEXITY = {  # method: (n exponent, d exponent, leading term, kernel)
     "variance": (1, 1, "n d", "column moments"),
@@ -235,7 +249,8 @@ COMPLEXITY = {  # method: (n exponent, d exponent, leading term, kernel)
     "qalpha": (2, 2, "iters x (n^2 d + d^2 n)", "X^T X"),
     "llcfs": (2, 1, "iters x n^2 d", "X X^T"),
     "evsfsc": (2, 1, "(2 + 4c) n^2 d products + n^3 (eigh)", "(2 + 4c) products S X"),
-    "kpkmeans": (2, 1, "iters x n^2 d", "X X^T"),
+    "kpkmeans": (2, 1, "steps x 2 n^2 d (kernel distances, gradient) + rounds x kernel k-means",
+                 "steps x (X X^T, W X)"),
     "kmeans": (1, 1, "n_init x iters x n k d", "column moments"),
     "ncut": (2, 1, "n^2 d + n^3 (eigh)", "X X^T"),
     "njw": (2, 1, "n^2 d + n^3 (eigh)", "X X^T"),
