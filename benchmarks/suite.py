@@ -209,6 +209,18 @@ def _kpkmeans_flops(n, d, est):
     return max(1, int(est.n_iter_)) * 4 * n * n * d
 
 
+def _lloyd_products(X, est):
+    # k-means (scikit-learn's Lloyd iterations): per iteration the distances to the k
+    # centres, X C^T; n_init runs of about n_iter_ iterations each (n_iter_ is the kept run's)
+    C = X[: est.n_clusters].T.copy()
+    for _ in range(int(est.n_init) * max(1, int(est.n_iter_))):
+        X @ C
+
+
+def _lloyd_flops(n, d, est):
+    return int(est.n_init) * max(1, int(est.n_iter_)) * 2 * n * int(est.n_clusters) * d
+
+
 def _pca_axis_product(X):
     # the first principal axis from the smaller cross-product matrix (rankers/pca.py)
     return X @ X.T if X.shape[0] <= X.shape[1] else X.T @ X
@@ -229,6 +241,7 @@ KERNELS = {
     "k-means ensemble + pair-feature roots": (_frcm_flops, _frcm_kernel),
     "(2 + 4c) products S X": (_evsfsc_flops, _evsfsc_products),
     "steps x (X X^T, W X)": (_kpkmeans_flops, _kpkmeans_products),
+    "Lloyd iterations X C^T": (_lloyd_flops, _lloyd_products),
 }
 COMPLEXITY = {  # method: (n exponent, d exponent, leading term, kernel)
     "variance": (1, 1, "n d", "column moments"),
@@ -251,7 +264,7 @@ COMPLEXITY = {  # method: (n exponent, d exponent, leading term, kernel)
     "evsfsc": (2, 1, "(2 + 4c) n^2 d products + n^3 (eigh)", "(2 + 4c) products S X"),
     "kpkmeans": (2, 1, "steps x 2 n^2 d (kernel distances, gradient) + rounds x kernel k-means",
                  "steps x (X X^T, W X)"),
-    "kmeans": (1, 1, "n_init x iters x n k d", "column moments"),
+    "kmeans": (1, 1, "n_init x iters x n k d", "Lloyd iterations X C^T"),
     "ncut": (2, 1, "n^2 d + n^3 (eigh)", "X X^T"),
     "njw": (2, 1, "n^2 d + n^3 (eigh)", "X X^T"),
     "spectral-rw": (2, 1, "n^2 d + n^3 (eigh)", "X X^T"),
