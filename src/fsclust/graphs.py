@@ -40,8 +40,9 @@ BANDWIDTH_RULES = ("cai", "seed000", "median", "seed003")
 _DENSE_EIGH_MAX_N = 2000
 
 
-def _as_float_array(X, name="X"):
-    X = np.array(X, dtype=np.float64, copy=True)
+def _as_float_array(X, name="X", copy=True):
+    """``X`` as a 2-D float64 array; ``copy=False`` for callers that only read it."""
+    X = np.array(X, dtype=np.float64, copy=True) if copy else np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
         raise ValueError(f"{name} must be 2-D, got shape {X.shape}.")
     return X
@@ -141,16 +142,13 @@ def squared_distances(X, Y=None):
     array([[ 0., 25.],
            [25.,  0.]])
     """
-    # read only (Xc is the working array): no defensive copy of X
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2:
-        raise ValueError(f"X must be 2-D, got shape {X.shape}.")
+    X = _as_float_array(X, copy=False)  # read only: Xc is the working array
     centre = X.mean(axis=0)
     Xc = X - centre
     if Y is None:
         Yc = Xc
     else:
-        Yc = _as_float_array(Y, "Y")
+        Yc = _as_float_array(Y, "Y", copy=False)
         if Yc.shape[1] != X.shape[1]:
             raise ValueError(f"X has {X.shape[1]} columns but Y has {Yc.shape[1]}.")
         # the same shift for both sets, so the distances are unchanged
@@ -323,7 +321,12 @@ def heat_affinity(D2, t=None, t_rule="cai", keep_diagonal=False, return_bandwidt
     return (W, t) if return_bandwidth else W
 
 
-def _bandwidth_from_data(X, rule, block_rows=1024):
+# Up to this many samples the bandwidth rules read the whole n x n matrix of squared distances
+# (8 MiB at 1024); above, blocks of this many rows.
+_BANDWIDTH_BLOCK_ROWS = 1024
+
+
+def _bandwidth_from_data(X, rule, block_rows=_BANDWIDTH_BLOCK_ROWS):
     """:func:`bandwidth` without holding the n-by-n matrix for the max and mean rules."""
     n = X.shape[0]
     if rule in ("median", "seed003") or n <= block_rows:
@@ -420,9 +423,7 @@ def knn_graph(
            [0., 0., 0., 0., 1., 0.]])
     """
     # read only: the centred (or unit-row) copy below is the working array
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2:
-        raise ValueError(f"X must be 2-D, got shape {X.shape}.")
+    X = _as_float_array(X, copy=False)
     if metric not in ("euclidean", "cosine"):
         raise ValueError(f"metric must be 'euclidean' or 'cosine', got {metric!r}.")
     if weight not in ("heat", "binary", "cosine"):
@@ -449,7 +450,7 @@ def knn_graph(
         raise ValueError(f"symmetrize must be 'or' or 'and', got {symmetrize!r}.")
 
     D2 = None
-    if weight == "heat" and t is None and n <= 1024:
+    if weight == "heat" and t is None and n <= _BANDWIDTH_BLOCK_ROWS:
         # the rule's n x n distances serve the neighbour search too
         D2 = squared_distances(X)
         t = bandwidth(D2, t_rule)
