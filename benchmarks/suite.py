@@ -115,7 +115,10 @@ def _svd(X):
 # MCFS: K lasso paths of L_k steps. Each step multiplies the active columns' equiangular vector
 # u by X^T (n x D, Gram-free paths, D > 4096) or reads the active rows of the Gram matrix
 # X^T X formed once (D <= 4096): the kernel is that product per step, plus the Gram matrix.
-_MCFS_WHOLE_GRAM_D = 4096
+def _mcfs_whole_gram(d):
+    from fsclust.rankers.mcfs import _WHOLE_GRAM_BYTES  # the ranker's own switch
+
+    return 16 * d * d <= _WHOLE_GRAM_BYTES
 
 
 def _mcfs_steps(est):
@@ -123,13 +126,13 @@ def _mcfs_steps(est):
 
 
 def _mcfs_flops(n, d, est):
-    return 2 * n * d * _mcfs_steps(est) + (2 * n * d * d if d <= _MCFS_WHOLE_GRAM_D else 0)
+    return 2 * n * d * _mcfs_steps(est) + (2 * n * d * d if _mcfs_whole_gram(d) else 0)
 
 
 def _mcfs_paths(X, est):
     Xt = np.ascontiguousarray(X.T)
     u = np.ones(X.shape[0])
-    if X.shape[1] <= _MCFS_WHOLE_GRAM_D:
+    if _mcfs_whole_gram(X.shape[1]):
         X.T @ X
     for _ in range(_mcfs_steps(est)):
         Xt @ u
