@@ -135,45 +135,18 @@ def _mcfs_targets(X, K):
                                                 allow_isolated=True), K)
 
 
+@pytest.mark.parametrize("path", ["whole Gram", "Gram-free"])
 @pytest.mark.parametrize("d", [5, 30, 60])
-def test_mcfs_shared_gram_equals_a_fresh_gram_per_eigenvector(d):
-    # d = 60 > n: one path of four ends before 60 non-zeros (the largest-cardinality rule);
-    # the later paths run on the Gram matrix restored after the earlier ones' row swaps
-    X = _wide_data()
-    Y = _mcfs_targets(X, 4)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        reference = np.column_stack([_lasso_coefficients_per_eigenvector(X, y, d) for y in Y.T])
-    A, cardinality, ridge_used = lasso_coefficients(X, Y, d)
-    np.testing.assert_allclose(A, reference, rtol=0, atol=1e-12)
-    np.testing.assert_array_equal(cardinality, np.count_nonzero(reference, axis=0))
-    assert ridge_used == 1e-3
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        model = MCFS(n_clusters=4, n_nonzero_coefs=d).fit(X)
-    np.testing.assert_allclose(model.scores_, np.abs(reference).max(axis=1), rtol=0, atol=1e-12)
-
-
-def test_mcfs_gram_restore_undoes_any_symmetric_swap():
-    X = _wide_data(1)
-    gram = X.T @ X
-    gram[np.diag_indices(120)] += 1e-3
-    expected = gram.copy()
-    for i, j in [(0, 7), (3, 90), (50, 110)]:  # the last swap is outside the rows recomputed
-        gram[[i, j]] = gram[[j, i]]
-        gram[:, [i, j]] = gram[:, [j, i]]
-    mcfs._restore_gram(gram, X, 1e-3, np.array([0, 3, 7, 90]))
-    np.testing.assert_allclose(gram, expected, rtol=1e-13, atol=0)
-
-
-@pytest.mark.parametrize("d", [5, 30, 60])
-def test_mcfs_gram_free_paths_equal_a_fresh_gram_per_eigenvector(monkeypatch, d):
-    # above _WHOLE_GRAM_BYTES the paths run on X (ridge_lasso_path). At d = 5 and 30 they equal
-    # scikit-learn's on the whole Gram matrix to 1e-12; at d = 60 the active sets pass n and
-    # X_A^T X_A + 1e-3 I is ill-conditioned, so that scikit-learn's own path moves by 2.4e-11
-    # when its Gram matrix is merely summed in another order (einsum): ours must stay within 4
-    # times that (measured 5.6e-11)
-    monkeypatch.setattr(mcfs, "_WHOLE_GRAM_BYTES", 0)
+def test_mcfs_paths_equal_scikit_learns_on_a_fresh_gram_per_eigenvector(monkeypatch, path, d):
+    # Up to _WHOLE_GRAM_BYTES the K paths read one Gram matrix (gram_lasso_path): bit for bit
+    # scikit-learn's path on a fresh Gram matrix per eigenvector. Above they run on X
+    # (ridge_lasso_path): at d = 5 and 30 within 1e-12; at d = 60 > n the active sets pass n
+    # and X_A^T X_A + 1e-3 I is ill-conditioned, so that scikit-learn's own path moves by
+    # 2.4e-11 when its Gram matrix is merely summed in another order (einsum): ours must stay
+    # within 4 times that (measured 5.6e-11). d = 60 also ends one path of four before 60
+    # non-zeros (the largest-cardinality rule)
+    if path == "Gram-free":
+        monkeypatch.setattr(mcfs, "_WHOLE_GRAM_BYTES", 0)
     X = _wide_data()
     Y = _mcfs_targets(X, 4)
     with warnings.catch_warnings():
@@ -188,26 +161,46 @@ def test_mcfs_gram_free_paths_equal_a_fresh_gram_per_eigenvector(monkeypatch, d)
     tol = max(1e-12, 4 * np.abs(other - reference).max())
     if d < 60:
         assert tol == 1e-12
+    if path == "whole Gram":
+        tol = 0.0
     A, cardinality, ridge_used = lasso_coefficients(X, Y, d)
     np.testing.assert_allclose(A, reference, rtol=0, atol=tol)
     np.testing.assert_array_equal(cardinality, np.count_nonzero(reference, axis=0))
     assert ridge_used == 1e-3
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        model = MCFS(n_clusters=4, n_nonzero_coefs=d).fit(X)
+    np.testing.assert_allclose(model.scores_, np.abs(reference).max(axis=1), rtol=0, atol=tol)
 
 
-@pytest.mark.parametrize("case", ["gaussian", "correlated", "wide", "tall"])
-def test_ridge_lasso_path_equals_lars_path_gram_on_the_whole_gram(case):
-    # the Gram-free path against scikit-learn's on X^T X + ridge I: every breakpoint, the
-    # lasso drop steps (correlated columns drop and re-enter) and the stop at max_iter
+def _path_problem(case):
     rng = np.random.RandomState(["gaussian", "correlated", "wide", "tall"].index(case))
     n, D = {"wide": (30, 700), "tall": (80, 40)}.get(case, (40, 300))
     X = rng.randn(n, D)
     if case == "correlated":
         X[:, :30] = X[:, :1] + 0.05 * rng.randn(n, 30)
-    y = rng.randn(n)
+    return X, rng.randn(n)
+
+
+@pytest.mark.parametrize("solver", ["gram_lasso_path", "ridge_lasso_path"])
+@pytest.mark.parametrize("case", ["gaussian", "correlated", "wide", "tall"])
+def test_lasso_paths_equal_lars_path_gram_on_the_whole_gram(solver, case):
+    # both paths against scikit-learn's on X^T X + ridge I: every breakpoint, the lasso drop
+    # steps (correlated columns drop and re-enter) and the stop at max_iter; the Gram matrix
+    # is read, never written, and the path on it is scikit-learn's exactly
+    X, y = _path_problem(case)
+    n, D = X.shape
     gram = X.T @ X + 1e-3 * np.eye(D)
-    alphas, active, reference = lars_path_gram(Xy=X.T @ y, Gram=gram, n_samples=n,
+    alphas, active, reference = lars_path_gram(Xy=X.T @ y, Gram=gram.copy(), n_samples=n,
                                                method="lasso", max_iter=150)
-    ours_alphas, ours_active, ours = mcfs.ridge_lasso_path(X, y, 1e-3, 150)
+    if solver == "gram_lasso_path":  # scikit-learn's own computation, bit for bit
+        before = gram.copy()
+        ours_alphas, ours_active, ours = mcfs.gram_lasso_path(gram, X.T @ y, n, 150)
+        np.testing.assert_array_equal(gram, before)
+        np.testing.assert_array_equal(ours, reference)
+        np.testing.assert_array_equal(ours_alphas, alphas)
+    else:
+        ours_alphas, ours_active, ours = mcfs.ridge_lasso_path(X, y, 1e-3, 150)
     assert ours.shape == reference.shape
     np.testing.assert_allclose(ours, reference, rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(ours_alphas, alphas, rtol=1e-8, atol=1e-12)
@@ -216,16 +209,24 @@ def test_ridge_lasso_path_equals_lars_path_gram_on_the_whole_gram(case):
         assert np.any(np.diff(np.count_nonzero(reference, axis=0)) < 0)
 
 
+@pytest.mark.parametrize("solver", ["gram_lasso_path", "ridge_lasso_path"])
 @pytest.mark.parametrize("d", [3, 10, 25])
-def test_ridge_lasso_path_stop_cardinality_keeps_the_point_mcfs_reads(d):
+def test_lasso_path_stop_cardinality_keeps_the_point_mcfs_reads(solver, d):
     # the early stop is exact: the stopped path is a prefix of the full one, shorter, and its
     # last point with d non-zeros (MCFS' a_k) is the full path's, bit for bit
     rng = np.random.RandomState(d)
     X = rng.randn(30, 400)
     X[:, :40] = X[:, :1] + 0.05 * rng.randn(30, 40)  # drop steps
     y = rng.randn(30)
-    full = mcfs.ridge_lasso_path(X, y, 1e-3, 4 * d + 50)[2]
-    stopped = mcfs.ridge_lasso_path(X, y, 1e-3, 4 * d + 50, stop_cardinality=d)[2]
+    if solver == "gram_lasso_path":
+        gram = X.T @ X + 1e-3 * np.eye(400)
+        def path(**stop):
+            return mcfs.gram_lasso_path(gram, X.T @ y, 30, 4 * d + 50, **stop)[2]
+    else:
+        def path(**stop):
+            return mcfs.ridge_lasso_path(X, y, 1e-3, 4 * d + 50, **stop)[2]
+    full = path()
+    stopped = path(stop_cardinality=d)
     assert stopped.shape[1] < full.shape[1]
     np.testing.assert_array_equal(stopped, full[:, :stopped.shape[1]])
     a_full, card_full = mcfs._path_point(full, d)

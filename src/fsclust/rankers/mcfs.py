@@ -8,7 +8,10 @@ import numpy as np
 import scipy.linalg
 import scipy.linalg.blas
 import scipy.sparse as sp
-from sklearn.linear_model import Lars, lars_path, lars_path_gram
+from sklearn.linear_model import Lars, lars_path
+# scikit-learn's own Cython helpers of its LARS: the smallest positive entry, and the Givens
+# downdate of the Cholesky factor when a variable leaves (the same BLAS rotations)
+from sklearn.utils.arrayfuncs import cholesky_delete, min_pos
 
 from ..graphs import knn_graph, laplacian, smallest_eigenvectors
 from .base import FeatureRanker
@@ -23,13 +26,14 @@ _DENSE_MAX_N = 2000
 # wider data sets stay what they were.
 _GRAM_MAX_BYTES = 2**30
 
-# While the Gram matrix and the copy lars_path_gram keeps of it (16 D^2 bytes) stay within this
-# (D <= 4096), the K paths run on one Gram matrix, formed once per fit, as before; above, on X
-# (ridge_lasso_path), O(n D) memory. Both give the same path to round-off, but a long path whose
-# active set passes n is ill-conditioned enough that round-off moves its tail: srbct-khan
-# (83 x 2308) at d = 300 (1250 steps) moves by 7.1e-4 in the scores, and so does scikit-learn's
-# own path when its Gram matrix is merely summed in another order (einsum instead of BLAS). The
-# Gram path keeps such rankings exactly as they were where it is affordable.
+# Up to D = 4096 (16 D^2 bytes within this: the bound dates from when scikit-learn's
+# lars_path_gram kept a copy of the Gram matrix; gram_lasso_path only reads it, 8 D^2 bytes) the K
+# paths run on one Gram matrix, formed once per fit: bit for bit scikit-learn's path on it.
+# Above, on X (ridge_lasso_path), O(n D) memory. Both give the same path to round-off, but a long
+# path whose active set passes n is ill-conditioned enough that round-off moves its tail:
+# srbct-khan (83 x 2308) at d = 300 (1250 steps) moves by 7.1e-4 in the scores, and so does
+# scikit-learn's own path when its Gram matrix is merely summed in another order (einsum instead
+# of BLAS). The switch stays where it was so that such rankings stay exactly as they were.
 _WHOLE_GRAM_BYTES = 2**28
 
 
@@ -66,10 +70,11 @@ def lasso_coefficients(X, Y, n_nonzero, ridge=1e-3, return_steps=False):
     cardinality is never reached, the path point of largest cardinality (the caller warns).
 
     Up to D = 4096 (``_WHOLE_GRAM_BYTES``) the paths share one Gram matrix, formed once; above,
-    they never form it (:func:`ridge_lasso_path`, ``O(n D)`` per step and memory). While
-    ``8 D^2`` bytes stay within ``_GRAM_MAX_BYTES`` the ridge is kept; above (and for
-    ``ridge=0``), the ridge term is dropped and each path runs on ``X`` itself: the paper's problem is a plain lasso (Cai, Zhang & He 2010, section 3);
-    the ridge is their code's.
+    they never form it (:func:`ridge_lasso_path`, ``O(n D)`` per step and memory). Each path
+    stops as soon as no later point can have ``n_nonzero`` non-zeros. While ``8 D^2`` bytes
+    stay within ``_GRAM_MAX_BYTES`` the ridge is kept; above (and for ``ridge=0``), the ridge
+    term is dropped and each path runs on ``X`` itself: the paper's problem is a plain lasso
+    (Cai, Zhang & He 2010, section 3); the ridge is their code's.
 
     Parameters
     ----------
@@ -102,7 +107,7 @@ def lasso_coefficients(X, Y, n_nonzero, ridge=1e-3, return_steps=False):
     max_iter = 4 * int(n_nonzero) + 50
     if ridge > 0 and 8 * D * D <= _GRAM_MAX_BYTES:
         if 16 * D * D <= _WHOLE_GRAM_BYTES:
-            paths = _whole_gram_lasso_paths(X, Y, ridge, max_iter)
+            paths = _whole_gram_lasso_paths(X, Y, ridge, max_iter, n_nonzero)
         else:
             paths = (ridge_lasso_path(X, y, ridge, max_iter, stop_cardinality=n_nonzero)[2]
                      for y in Y.T)
@@ -130,35 +135,89 @@ def _path_point(coefs, n_nonzero):
     return (a / norm if norm > 0 else a), counts[j]
 
 
-_drotg = scipy.linalg.blas.drotg
 # the LAPACK routines scipy.linalg.solve_triangular and cho_solve call (trtrs, potrs), called
 # directly: the wrappers' checks cost more than the solves on the path's small factors
 _dtrtrs = scipy.linalg.lapack.dtrtrs
 _dpotrs = scipy.linalg.lapack.dpotrs
 
 
-def _min_pos(a):
-    """Smallest strictly positive entry (float max when none), as sklearn's min_pos."""
-    pos = a[a > 0]
-    return pos.min() if pos.size else np.finfo(np.float64).max
+class _ColumnProducts:
+    """The Gram entries the lasso-LARS path reads, as inner products of the columns of ``X``:
+    ``G = X^T X + ridge I`` is never formed (``O(n D)`` per step and memory).
+
+    The features' rows of ``X^T`` are kept in path position order (swapped as variables enter
+    and leave), so the inactive block is one contiguous slice.
+    """
+
+    def __init__(self, X, ridge):
+        self.X, self.ridge = X, ridge
+        self.Xt = np.array(X.T, order="C")
+
+    def swap(self, i, j):
+        self.Xt[[i, j]] = self.Xt[[j, i]]
+
+    def move_back(self, i, j):
+        """Position ``i`` to ``j > i``, those between one forward: the bubble of swaps
+        ``(i, i+1), ..., (j-1, j)`` as one shift."""
+        row = self.Xt[i].copy()
+        self.Xt[i:j] = self.Xt[i + 1:j + 1]
+        self.Xt[j] = row
+
+    def enter(self, position, indices):
+        """``G_jj`` and the new row ``G_{j, A}`` of the feature ``j`` at ``position`` (the
+        active set is the positions before it; ``indices`` maps positions to features)."""
+        x = self.Xt[position]
+        return x @ x + self.ridge, self.Xt[:position] @ x
+
+    def direction(self, n_active, indices, w):
+        """``G_{I, A} w`` over the inactive positions: ``X_I^T (X_A w)``, two products."""
+        return self.Xt[n_active:] @ (self.Xt[:n_active].T @ w)
+
+    def coefficient_products(self, features, coef):
+        """``G_{j, :} a`` for the features ``j``: ``x_j^T (X a) + ridge a_j``."""
+        return self.X[:, features].T @ (self.X @ coef) + self.ridge * coef[features]
 
 
-def _cholesky_delete(L, go_out):
-    """Remove variable ``go_out`` from the lower Cholesky factor ``L`` in place: its row is
-    deleted and Givens rotations restore the triangle (scikit-learn's ``cholesky_delete``,
-    the same BLAS rotations)."""
-    n = L.shape[0]
-    L[go_out:n - 1] = L[go_out + 1:n].copy()
-    for i in range(go_out, n - 1):
-        a, b = L[i, i], L[i, i + 1]
-        c, s = _drotg(a, b)
-        r = c * a + s * b
-        if r < 0:
-            r, c, s = -r, -c, -s
-        L[i, i], L[i, i + 1] = r, 0.0
-        x, y = L[i + 1:n - 1, i].copy(), L[i + 1:n - 1, i + 1].copy()
-        L[i + 1:n - 1, i] = c * x + s * y
-        L[i + 1:n - 1, i + 1] = c * y - s * x
+class _GramProducts:
+    """The same entries read from a formed ``G = X^T X + ridge I``, which is never written.
+
+    The active rows ``G_{A, :}`` are copied into a buffer of ``steps x D``, their columns in
+    path position order, so that ``G_{A, I}^T w`` is the very product (layout, order of
+    summation) scikit-learn's ``lars_path_gram`` computes on its permuted matrix, and the path
+    is bit for bit its path. scikit-learn swaps whole rows and columns of ``G`` (strided
+    columns of ``D``, ``|A|`` pairs at each drop step) and keeps a copy of it; here a column
+    swap touches ``|A|`` entries, so a step costs ``O(|A| D)``.
+    """
+
+    def __init__(self, gram):
+        self.gram = gram
+        self.rows = np.empty((0, gram.shape[0]))
+
+    def swap(self, i, j):
+        self.rows[:, [i, j]] = self.rows[:, [j, i]]
+
+    def enter(self, position, indices):
+        if position >= self.rows.shape[0]:
+            grown = np.empty((max(16, 2 * self.rows.shape[0]), self.gram.shape[0]))
+            grown[:self.rows.shape[0]] = self.rows
+            self.rows = grown
+        feature = indices[position]
+        row = self.rows[position]
+        np.take(self.gram[feature], indices, out=row)
+        return row[position], row[:position]
+
+    def move_back(self, i, j):
+        # the rows from position j on are no longer active: only their shift matters
+        self.rows[i:j] = self.rows[i + 1:j + 1]
+        column = self.rows[:, i].copy()
+        self.rows[:, i:j] = self.rows[:, i + 1:j + 1]
+        self.rows[:, j] = column
+
+    def direction(self, n_active, indices, w):
+        return np.dot(self.rows[:n_active, n_active:].T, w)
+
+    def coefficient_products(self, features, coef):
+        return self.gram[features] @ coef
 
 
 def ridge_lasso_path(X, y, ridge, max_iter, stop_cardinality=None):
@@ -172,12 +231,22 @@ def ridge_lasso_path(X, y, ridge, max_iter, stop_cardinality=None):
     ``X`` (plus ``ridge`` on the diagonal): the new active row ``x_j^T X_A``, the correlations
     of the inactive features with the equiangular direction ``X_{I}^T (X_A w_A)``, and the
     correlation of a dropped feature ``x_j^T (y - X a) - ridge a_j``. So each step costs
-    ``O(n D)`` (one product with ``X``) and memory is ``O(n D + steps D)``. The selection
-    rule, the tie order (the same swaps of positions), the rounding of the correlations, the
-    step length, the lasso drop rule and the stopping rules are sklearn's (1.x), so the path
-    equals ``lars_path_gram(Xy=X^T y, Gram=X^T X + ridge I, n_samples=n, method="lasso",
-    max_iter=max_iter)`` to round-off; the Cholesky factor is downdated by the same
-    Givens rotations after a drop.
+    ``O(n D)`` (one product with ``X``) and memory is ``O(n D + steps D)``. See
+    :func:`gram_lasso_path` for the algorithm and ``stop_cardinality``.
+    """
+    return _lasso_lars_path(X.T @ y, X.shape[0], _ColumnProducts(X, ridge), max_iter,
+                            stop_cardinality)
+
+
+def gram_lasso_path(gram, Xy, n_samples, max_iter, stop_cardinality=None):
+    """The lasso-LARS path on a formed Gram matrix (``gram`` is read, never written): equal to
+    ``lars_path_gram(Xy=Xy, Gram=gram, n_samples=n_samples, method="lasso",
+    max_iter=max_iter)`` to round-off.
+
+    The selection rule, the tie order (the same swaps of positions), the rounding of the
+    correlations, the step length, the lasso drop rule and the stopping rules are
+    scikit-learn's (1.x); the Cholesky factor is downdated by the same Givens rotations after a
+    drop. Each step costs ``O(|A| D)``: the active rows ``G_{A, :}`` are kept in a buffer.
 
     ``stop_cardinality=d`` ends the path early, exactly: once the active set exceeds ``d`` by
     more than the steps left before ``max_iter``, no later point can have ``d`` non-zeros
@@ -190,9 +259,13 @@ def ridge_lasso_path(X, y, ridge, max_iter, stop_cardinality=None):
     active : list of int
     coefs : ndarray of shape (D, steps)
     """
-    n, D = X.shape
-    Xt = np.array(X.T, order="C")  # rows are features; swapped as variables enter and leave
-    Xy = X.T @ y
+    return _lasso_lars_path(Xy, n_samples, _GramProducts(gram), max_iter, stop_cardinality)
+
+
+def _lasso_lars_path(Xy, n, products, max_iter, stop_cardinality):
+    """scikit-learn's lasso-LARS on the Gram entries ``products`` gives (see
+    :func:`gram_lasso_path`)."""
+    D = Xy.shape[0]
     Cov = Xy.copy()
     indices = np.arange(D)
     max_features = min(max_iter, D)
@@ -232,13 +305,14 @@ def ridge_lasso_path(X, y, ridge, max_iter, stop_cardinality=None):
             indices[k], indices[m] = indices[m], indices[k]
             Cov_not_shortened = Cov
             Cov = Cov[1:]
-            Xt[[k, m]] = Xt[[m, k]]
-            # the new row of the Gram matrix, x_j^T X_A, and its diagonal ||x_j||^2 + ridge
-            c = Xt[n_active] @ Xt[n_active] + ridge
-            L[n_active, :n_active] = Xt[:n_active] @ Xt[n_active]
+            products.swap(k, m)
+            # the new row of the Gram matrix, G_{j, A}, and its diagonal G_jj
+            c, L[n_active, :n_active] = products.enter(n_active, indices)
             if n_active:
-                L[n_active, :n_active] = _dtrtrs(L[:n_active, :n_active],
-                                                 L[n_active, :n_active], lower=1)[0]
+                # the transposed upper system on the F-ordered view, as scipy's
+                # solve_triangular does with a C-ordered factor (and scikit-learn with it)
+                L[n_active, :n_active] = _dtrtrs(L[:n_active, :n_active].T,
+                                                 L[n_active, :n_active], lower=0, trans=1)[0]
             v = L[n_active, :n_active] @ L[n_active, :n_active]
             diag = max(np.sqrt(abs(c - v)), eps)
             L[n_active, n_active] = diag
@@ -267,16 +341,15 @@ def ridge_lasso_path(X, y, ridge, max_iter, stop_cardinality=None):
                 AA = 1.0 / np.sqrt(max(np.sum(least_squares * signs), eps))
                 i += 1
             least_squares *= AA
-        # the inactive features' correlations with the direction: X_I^T (X_A w), O(n D)
-        eq_dir = Xt[:n_active].T @ least_squares
-        corr_eq_dir = Xt[n_active:] @ eq_dir
+        # the inactive features' correlations with the direction, G_{I, A} w
+        corr_eq_dir = products.direction(n_active, indices, least_squares)
         np.around(corr_eq_dir, decimals=cov_precision, out=corr_eq_dir)
-        g1 = _min_pos((C - Cov) / (AA - corr_eq_dir + tiny32))
-        g2 = _min_pos((C + Cov) / (AA + corr_eq_dir + tiny32))
+        g1 = min_pos((C - Cov) / (AA - corr_eq_dir + tiny32))
+        g2 = min_pos((C + Cov) / (AA + corr_eq_dir + tiny32))
         gamma_ = min(g1, g2, C / AA)
         drop = False
         z = -coef[active] / (least_squares + tiny32)
-        z_pos = _min_pos(z)
+        z_pos = min_pos(z)
         if z_pos < gamma_:
             idx = np.where(z == z_pos)[0][::-1]
             sign_active[idx] = -sign_active[idx]
@@ -294,63 +367,27 @@ def ridge_lasso_path(X, y, ridge, max_iter, stop_cardinality=None):
         if drop:
             multi_drop = multi_drop or len(idx) > 1
             for ii in idx:
-                _cholesky_delete(L[:n_active, :n_active], ii)
+                cholesky_delete(L[:n_active, :n_active], ii)
                 n_active -= 1
             drop_idx = [active.pop(ii) for ii in idx]
-            for ii in idx:
-                for i in range(ii, n_active):
-                    indices[i], indices[i + 1] = indices[i + 1], indices[i]
-                    Xt[[i, i + 1]] = Xt[[i + 1, i]]
-            # the dropped features' correlations again: x_j^T (y - X a) - ridge a_j
-            temp = Xy[drop_idx] - X[:, drop_idx].T @ (X @ coef) - ridge * coef[drop_idx]
+            for ii in idx:  # each dropped variable to the end of the active positions
+                indices[ii:n_active + 1] = np.r_[indices[ii + 1:n_active + 1], indices[ii]]
+                products.move_back(ii, n_active)
+            # the dropped features' correlations again: x_j^T y - G_{j, :} a
+            temp = Xy[drop_idx] - products.coefficient_products(drop_idx, coef)
             Cov = np.r_[temp, Cov]
             sign_active = np.delete(sign_active, idx)
             sign_active = np.append(sign_active, 0)
     return alphas[:n_iter + 1], active, coefs[:n_iter + 1].T
 
 
-def _whole_gram_lasso_paths(X, Y, ridge, max_iter):
-    """Lasso-LARS paths (D, steps) of every column of ``Y`` on one ``G = X^T X + ridge I``.
-
-    ``lars_path_gram(copy_Gram=False)`` overwrites ``G`` (it swaps rows and columns as
-    variables enter and leave the active set) instead of copying 8 D^2 bytes per target; before
-    the next target the rows and columns it can have moved are recomputed from ``X``.
-    """
-    n, D = X.shape
+def _whole_gram_lasso_paths(X, Y, ridge, max_iter, stop_cardinality):
+    """Lasso-LARS paths (D, steps) of every column of ``Y`` on one ``G = X^T X + ridge I``,
+    formed once per fit and only read (:func:`gram_lasso_path`)."""
     gram = X.T @ X
-    gram[np.diag_indices(D)] += ridge
-    moved = None
+    gram[np.diag_indices(X.shape[1])] += ridge
     for y in Y.T:
-        if moved is not None:
-            _restore_gram(gram, X, ridge, moved)
-        _, active, coefs = lars_path_gram(Xy=X.T @ y, Gram=gram, n_samples=n, method="lasso",
-                                          max_iter=max_iter, copy_Gram=False)
-        # sklearn permutes only the leading positions (one per active variable) and the
-        # positions of the variables that entered, which are their original indices (by
-        # induction: a variable leaves the front only for the position of one that entered)
-        front = np.arange(min(D, np.count_nonzero(coefs, axis=0).max() + 2))
-        entered = np.union1d(np.flatnonzero(np.any(coefs, axis=1)), np.asarray(active, int))
-        moved = np.union1d(front, entered).astype(np.intp)
-        yield coefs
-
-
-def _restore_gram(gram, X, ridge, moved):
-    """``G = X^T X + ridge I`` again, in place, after a path that may have permuted the rows
-    and columns ``moved``.
-
-    A matrix-vector probe checks the whole matrix (a Cholesky step sklearn discards as
-    degenerate leaves a swap outside ``moved``); if it fails, all of ``G`` is formed again.
-    """
-    rows = X[:, moved].T @ X
-    rows[np.arange(moved.size), moved] += ridge
-    gram[moved, :] = rows
-    gram[:, moved] = rows.T
-    probe = np.random.default_rng(0).random(X.shape[1])
-    expected = X.T @ (X @ probe) + ridge * probe
-    bound = np.abs(X).T @ (np.abs(X) @ probe) + ridge * probe
-    if not np.all(np.abs(gram @ probe - expected) <= 1e-9 * bound):
-        np.matmul(X.T, X, out=gram)
-        gram[np.diag_indices(X.shape[1])] += ridge
+        yield gram_lasso_path(gram, X.T @ y, X.shape[0], max_iter, stop_cardinality)[2]
 
 
 def skfeature_embedding_targets(W, n_eigenvectors):
@@ -449,11 +486,13 @@ class MCFS(FeatureRanker):
     absolute maximum (scikit-feature takes the signed one); LARS-lasso with Cai's ridge term
     and per-eigenvector L2 normalisation, not pure LAR; the trivial eigenvector is deflated, not
     dropped by position (a disconnected graph has several zero eigenvalues). The Gram matrix is
-    formed once per fit up to D = 4096; above, never: its rows are computed from ``X`` as the
-    path needs them (:func:`ridge_lasso_path`, the same path as scikit-learn's on the Gram
-    matrix, to round-off). When ``8 D^2`` bytes exceed 1 GiB the ridge term is dropped and the paths run on
-    ``X`` (O(n D) memory; the paper's problem is a plain lasso): Cai's code instead augments ``X`` with ``sqrt(ridge) I`` rows when
-    ``D >= 10000``, a matrix as large as the Gram one. Without the ridge the path cannot pass
+    formed once per fit up to D = 4096 and only read (:func:`gram_lasso_path`, scikit-learn's
+    ``lars_path_gram`` bit for bit, without its copies and swaps of the matrix); above, never:
+    its rows are computed from ``X`` as the path needs them (:func:`ridge_lasso_path`, the
+    same path to round-off). When ``8 D^2`` bytes exceed 1 GiB the ridge term is dropped and
+    the paths run on ``X`` (O(n D) memory; the paper's problem is a plain lasso): Cai's code
+    instead augments ``X`` with ``sqrt(ridge) I`` rows when ``D >= 10000``, a matrix as large
+    as the Gram one. Without the ridge the path cannot pass
     ``rank(X) <= n`` features. When a path never reaches ``d`` non-zeros it gives the point of
     largest cardinality, with one warning per fit.
 
