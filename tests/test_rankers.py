@@ -1,11 +1,14 @@
 """Properties of the rankers and of the Laplacian Score (spec methods-baselines 0.2, 0.3, 2)."""
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.linalg
 import scipy.sparse as sp
 
 from fsclust.graphs import knn_graph, laplacian
+from fsclust.registry import make_ranker, method_names
 from fsclust.rankers import (
     LaplacianScore,
     VarianceScore,
@@ -269,3 +272,32 @@ def test_a_ranker_whose_scores_are_all_equal_warns():
         from fsclust.rankers import VarianceScore
 
         VarianceScore().fit(X)  # distinct scores: no warning
+
+
+_READ_ONLY_VARIANTS = [(name, {}) for name in method_names()] + [
+    ("laplacian", {"metric": "cosine", "weight": "cosine", "self_loops": True}),
+    ("laplacian", {"n_neighbors": None}),
+    ("spec", {"style": "phi1"}),
+    ("spec", {"style": "phi3"}),
+    ("mcfs", {"solver": "skfeature", "score_rule": "signed_max"}),
+    ("mcfs", {"ridge": 0.0}),
+    ("pca", {"standardize": False}),
+]
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("name, params", _READ_ONLY_VARIANTS)
+def test_rankers_never_write_into_x(name, params, order):
+    # fit works on X itself (no protective copy of C-ordered input): a read-only X must fit,
+    # and come out unchanged, for every method and the code paths of its options
+    rng = np.random.RandomState(0)
+    X = np.repeat(rng.randn(3, 12) * 3, 14, axis=0) + rng.randn(42, 12)
+    X[:, 5] = 1.0
+    X = np.array(X, order=order)
+    before = X.copy()
+    X.setflags(write=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = make_ranker(name, params, n_clusters=3, random_state=0).fit(X)
+    assert model.scores_.shape == (12,)
+    np.testing.assert_array_equal(X, before)
