@@ -5,6 +5,7 @@ import pytest
 from sklearn.datasets import load_digits
 from sklearn.exceptions import NotFittedError
 
+from fsclust.rankers import fsfs as fsfs_module
 from fsclust.rankers.base import constant_features
 from fsclust.rankers.fsfs import (
     FSFS,
@@ -303,3 +304,81 @@ def test_bad_subset_sizes():
             fsfs.subset(m)
     with pytest.raises(ValueError, match="k must be"):
         fsfs_naive(feature_dissimilarity(X), 0)
+
+
+# ------------------------------------------------------------------ the truncated table
+
+
+def _strip_matrix(X, similarity, dtype):
+    """The matrix the truncated table reads: every canonical strip, self at +inf."""
+    Xc = X - X.mean(axis=0)
+    v = np.einsum("ij,ij->j", Xc, Xc) / X.shape[0]
+    return np.vstack([fsfs_module._strip_dissimilarity(np.ascontiguousarray(Xc.T), Xc, v, a,
+                                                       similarity, 1e-12, np.dtype(dtype))
+                      for a in range(0, X.shape[1], fsfs_module._STRIP_ROWS)])
+
+
+@pytest.mark.parametrize("similarity", ["mici", "corr", "regression"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_truncated_table_runs_equal_the_full_tables(monkeypatch, similarity, dtype):
+    # rows kept to a width of 1..d/3 (so runs read past it: large k, rows whose kept
+    # neighbours are all removed, counts bounded by d - 1), strips of 7 rows: the run is the
+    # heap's and the naive one's on the same matrix, step for step
+    monkeypatch.setattr(fsfs_module, "_STRIP_ROWS", 7)
+    monkeypatch.setattr(fsfs_module, "_SKETCH_POINTS", 4)  # bounds, not the exact k-th
+    recomputed = sketched = 0
+    for X in _random_cases():
+        d = X.shape[1]
+        dis = _strip_matrix(X, similarity, dtype)
+        order, sd = sorted_neighbours(dis)
+        naive_dis = dis.copy()
+        np.fill_diagonal(naive_dis, 0.0)
+        for width in sorted({1, 2, max(1, d // 3)}):
+            table = fsfs_module._TruncatedTable(X, similarity, 1e-12, dtype, width,
+                                                   cache_bytes=3 * d * 12)
+            np.testing.assert_array_equal(table.order, order[:, :table.width])
+            np.testing.assert_array_equal(table.sorted_dis, sd[:, :table.width])
+            for k in sorted({1, 2, 3, 4, 7, d // 2, d - 2, d - 1, d + 5} - {0, -1}):
+                run = fsfs_module._fsfs_run(table, k)
+                assert _runs_equal(run, fsfs_heap(order, sd, k)), (X.shape, width, k)
+                assert _runs_equal(run, fsfs_naive(naive_dis, k)), (X.shape, width, k)
+            recomputed += len(table._rows)
+            sketched += table._sketch is not None
+    assert recomputed > 0 and sketched > 0  # the cases do read past the kept widths
+
+
+def test_truncated_table_keeps_the_lower_column_at_a_tie_on_the_cut():
+    S = np.array([[3.0, 1.0, 2.0, 1.0, 2.0, 2.0, np.inf]])
+    order, values = fsfs_module._smallest_sorted(S, 3)
+    assert order.tolist() == [[1, 3, 2]] and values.tolist() == [[1.0, 1.0, 2.0]]
+    order, values = fsfs_module._smallest_sorted(S, 7)
+    assert order.tolist() == [[1, 3, 2, 4, 5, 0, 6]]
+
+
+def test_fsfs_under_a_memory_bound_selects_what_the_full_table_does():
+    # integer data with zero column means: every covariance is exact, so the strips and the
+    # full table hold the same matrix and the estimator must give the same subsets
+    rng = np.random.RandomState(3)
+    A = rng.randint(-5, 6, size=(20, 90)).astype(float)
+    A[:, 45:] = A[:, :45] * 2 + rng.randint(-1, 2, size=(20, 45))  # near copies
+    X = np.vstack([A, -A])
+    full = FSFS(k=4).fit(X)
+    bounded = FSFS(k=4, max_table_mb=90 * 11 * 12 / 2**20).fit(X)  # rows of 9 entries
+    assert isinstance(bounded._table, fsfs_module._TruncatedTable)
+    assert bounded._table.width == 9
+    np.testing.assert_array_equal(bounded.subset_, full.subset_)
+    np.testing.assert_array_equal(bounded.feature_order_, full.feature_order_)
+    for m in (1, 5, 30, 60, 89):
+        np.testing.assert_array_equal(bounded.subset(m), full.subset(m))
+
+
+def test_fsfs_memory_stays_within_the_table_bound():
+    import tracemalloc
+
+    X = np.random.RandomState(0).randn(30, 3000)
+    tracemalloc.start()
+    FSFS(k=20, max_table_mb=8).fit(X)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    # the full table would be 12 * 3000^2 = 108 MB; the bounded one holds 8 MiB plus a strip
+    assert peak < 24 * 2**20

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import heapq
 import numbers
+from collections import OrderedDict
 from typing import NamedTuple
 
 import numpy as np
@@ -19,6 +20,11 @@ DTYPES = ("float64", "float32")
 
 #: rows of the dissimilarity matrix computed (and sorted) at a time: bounds the temporaries
 _BLOCK_ROWS = 256
+
+#: rows of a canonical strip of the truncated table (:class:`_TruncatedTable`)
+_STRIP_ROWS = 64
+#: sorted positions past the kept width whose values the truncated table's sketch holds
+_SKETCH_POINTS = 256
 
 
 class FSFSRun(NamedTuple):
@@ -349,15 +355,17 @@ def _kth_alive(order, alive, rows, k, width):
     return pos
 
 
-def _n_within(sorted_dis, rows, eps):
-    """How many entries of each sorted row are ``<= eps`` (binary search, all rows at once)."""
+def _n_within(sorted_dis, rows, eps, width=None):
+    """How many entries of each sorted row are ``<= eps`` (binary search, all rows at once),
+    among the first ``width`` (default: all but the last, the feature itself at ``+inf``)."""
     lo = np.zeros(rows.size, dtype=np.intp)
-    hi = np.full(rows.size, sorted_dis.shape[1] - 1, dtype=np.intp)  # self, at +inf, never
+    width = sorted_dis.shape[1] - 1 if width is None else width
+    hi = np.full(rows.size, width, dtype=np.intp)
     while True:
         active = lo < hi
         if not active.any():
             return lo
-        mid = (lo + hi) // 2
+        mid = np.minimum((lo + hi) // 2, width - 1)  # a finished row may sit at width
         le = sorted_dis[rows, mid] <= eps
         lo = np.where(active & le, mid + 1, lo)
         hi = np.where(active & ~le, mid, hi)
@@ -395,7 +403,13 @@ def fsfs_heap(order, sorted_dis, k):
     >>> all(np.array_equal(a, b) for a, b in zip(heap, fsfs_naive(dis, 1)))
     True
     """
-    d = order.shape[0]
+    return _fsfs_run(_SortedTable(order, sorted_dis), k)
+
+
+def _fsfs_run(table, k):
+    """:func:`fsfs_heap` on a neighbour table (:class:`_SortedTable` or
+    :class:`_TruncatedTable`)."""
+    d = table.d
     alive = np.ones(d, dtype=bool)
     picks, removed, ks, epss = [], [], [], []
     r1 = np.full(d, np.inf)
@@ -404,13 +418,13 @@ def fsfs_heap(order, sorted_dis, k):
     k = _check_run_k(k, d)
     n_alive = d
     # the paper's step 2 with every feature alive: r_i^k is the k-th entry of each sorted row
-    i = int(np.argmin(sorted_dis[:, k - 1]))  # first minimum: ties to the lower index
+    i = int(np.argmin(table.kth(k)))  # first minimum: ties to the lower index
     p = k - 1  # position of the k-th alive neighbour of i in its sorted row
     heap = None
     while True:
-        seg = order[i, : p + 1]
+        seg = table.order_prefix(i, p + 1)
         nbrs = seg[alive[seg]].astype(np.intp)  # its k nearest alive neighbours
-        eps = sorted_dis[i, p]  # a scalar of the matrix's dtype: compared exactly
+        eps = table.value(i, p)  # a scalar of the matrix's dtype: compared exactly
         alive[nbrs] = False
         n_alive -= nbrs.size
         picks.append(i)
@@ -423,7 +437,7 @@ def fsfs_heap(order, sorted_dis, k):
         if heap is None:
             # first bounds: every feature within eps, alive or not
             rows = np.flatnonzero(alive)
-            heap = list(zip((-_n_within(sorted_dis, rows, eps)).tolist(), rows.tolist()))
+            heap = list(zip((-table.count_within(rows, eps)).tolist(), rows.tolist()))
             heapq.heapify(heap)
         # counts c_j of the alive features within eps, exact for every j that can reach k'
         best, seen = 0, []
@@ -431,8 +445,8 @@ def fsfs_heap(order, sorted_dis, k):
             j = heapq.heappop(heap)[1]
             if not alive[j]:
                 continue
-            within = int(np.searchsorted(sorted_dis[j], eps, side="right"))
-            c = int(np.count_nonzero(alive[order[j, :within]]))
+            within = table.n_within(j, eps)
+            c = int(np.count_nonzero(alive[table.order_prefix(j, within)]))
             seen.append((c, j, within))
             best = max(best, c)
         for c, j, _ in seen:
@@ -444,13 +458,204 @@ def fsfs_heap(order, sorted_dis, k):
         for c, j, within in sorted(seen, key=lambda t: t[1]):  # ties to the lower index
             if c < k:
                 continue
-            q = int(np.searchsorted(np.cumsum(alive[order[j, :within]]), k))
-            if r_best is None or sorted_dis[j, q] < r_best:
-                r_best, i, p = sorted_dis[j, q], j, q
+            q = int(np.searchsorted(np.cumsum(alive[table.order_prefix(j, within)]), k))
+            if r_best is None or table.value(j, q) < r_best:
+                r_best, i, p = table.value(j, q), j, q
     rows = np.flatnonzero(alive)
     if rows.size > 1:
-        r1[rows] = sorted_dis[rows, _kth_alive(order, alive, rows, 1, 8)]
+        r1[rows] = table.nearest_alive(rows, alive)
     return _make_run(picks, alive, r1, removed, ks, epss)
+
+
+class _SortedTable:
+    """Every row of the dissimilarity matrix sorted (:func:`sorted_neighbours`)."""
+
+    def __init__(self, order, sorted_dis):
+        self.order, self.sorted_dis = order, sorted_dis
+        self.d = order.shape[0]
+
+    def kth(self, k):
+        """The k-th smallest dissimilarity of every row (``r_i^k`` with all alive)."""
+        return self.sorted_dis[:, k - 1]
+
+    def order_prefix(self, j, length):
+        return self.order[j, :length]
+
+    def value(self, j, q):
+        return self.sorted_dis[j, q]
+
+    def count_within(self, rows, eps):
+        """An upper bound of the features within ``eps`` of each row (here exact)."""
+        return _n_within(self.sorted_dis, rows, eps)
+
+    def n_within(self, j, eps):
+        """Entries of row ``j`` within ``eps``: the prefix that holds them."""
+        return int(np.searchsorted(self.sorted_dis[j], eps, side="right"))
+
+    def nearest_alive(self, rows, alive):
+        """Each row's dissimilarity to its nearest alive feature."""
+        return self.sorted_dis[rows, _kth_alive(self.order, alive, rows, 1, 8)]
+
+
+class _TruncatedTable:
+    """The first ``width`` entries of every sorted row; a longer row is recomputed when the
+    run reads past them (:func:`_strip_dissimilarity`, cached), so memory is
+    ``D width (itemsize + 4)`` bytes instead of ``D^2 (itemsize + 4)``.
+
+    Every entry, kept or recomputed, is the value of its row's canonical strip, so a row
+    read twice is the same row, and the run is the one :func:`fsfs_heap` makes on the
+    matrix of the strips (tested against it and :func:`fsfs_naive`).
+
+    Past the width, the first run that asks for ``r_i^k`` of every row sorts every row once
+    more and keeps a sketch: the sorted values at ``_SKETCH_POINTS`` positions. Later runs
+    bound each ``r_i^k`` between two sketch values and compute it only for the rows whose
+    bound can reach the smallest (the bisection of :meth:`FSFS.subset` asks for many ``k``);
+    the sketch also bounds the counts within ``eps`` of rows whose kept entries are all
+    within it.
+    """
+
+    def __init__(self, X, similarity, zero_tol, dtype, width, cache_bytes):
+        n, d = X.shape
+        self.d, self.width = d, int(min(width, d - 1))
+        self.similarity, self.zero_tol, self.dtype = similarity, zero_tol, np.dtype(dtype)
+        self.Xc = X - X.mean(axis=0)
+        self.XcT = np.ascontiguousarray(self.Xc.T)
+        self.v = np.einsum("ij,ij->j", self.Xc, self.Xc) / n
+        self.order = np.empty((d, self.width), dtype=np.int32)
+        self.sorted_dis = np.empty((d, self.width), dtype=self.dtype)
+        # full sorted rows recomputed, by feature, the least recently used dropped first
+        self._rows = OrderedDict()
+        self._max_rows = max(1, int(cache_bytes) // (d * (self.dtype.itemsize + 4)))
+        self._strip = (None, None)  # the last strip computed: (first row, values)
+        self._sketch_at = self._sketch = None
+        for a in range(0, d, _STRIP_ROWS):
+            S = self._strip_at(a)
+            self.order[a:a + S.shape[0]], self.sorted_dis[a:a + S.shape[0]] = \
+                _smallest_sorted(S, self.width)
+
+    def _strip_at(self, a):
+        if self._strip[0] != a:
+            self._strip = (a, _strip_dissimilarity(self.XcT, self.Xc, self.v, a,
+                                                   self.similarity, self.zero_tol,
+                                                   self.dtype))
+        return self._strip[1]
+
+    def _full_row(self, j):
+        row = self._rows.get(j)
+        if row is None:
+            a = j - j % _STRIP_ROWS
+            order, sorted_dis = _smallest_sorted(self._strip_at(a)[j - a:j - a + 1], self.d)
+            row = self._rows[j] = (order[0], sorted_dis[0])
+            if len(self._rows) > self._max_rows:
+                self._rows.popitem(last=False)
+        else:
+            self._rows.move_to_end(j)
+        return row
+
+    def _exact_kth(self, rows, k):
+        out = np.empty(rows.size, dtype=self.dtype)
+        for t, j in enumerate(rows):
+            a = j - j % _STRIP_ROWS
+            out[t] = np.partition(self._strip_at(a)[j - a], k - 1)[k - 1]
+        return out
+
+    def kth(self, k):
+        if k <= self.width:
+            return self.sorted_dis[:, k - 1]
+        if self._sketch is None:
+            # positions width .. d - 2 (the last is the feature itself, at +inf)
+            self._sketch_at = np.unique(np.linspace(self.width, self.d - 2,
+                                                    _SKETCH_POINTS).astype(np.intp))
+            self._sketch = np.empty((self.d, self._sketch_at.size), dtype=self.dtype)
+            for a in range(0, self.d, _STRIP_ROWS):
+                S = np.sort(self._strip_at(a), axis=1)
+                self._sketch[a:a + S.shape[0]] = S[:, self._sketch_at]
+        t = int(np.searchsorted(self._sketch_at, k - 1))
+        if t < self._sketch_at.size and self._sketch_at[t] == k - 1:
+            return self._sketch[:, t]
+        # sketch_at[t - 1] < k - 1 < sketch_at[t]: r_i^k between the two columns; a row whose
+        # lower bound exceeds the smallest upper bound cannot be the minimum, nor tie with it
+        upper = self._sketch[:, t]
+        rows = np.flatnonzero(self._sketch[:, t - 1] <= upper.min())
+        out = np.full(self.d, np.inf, dtype=self.dtype)
+        out[rows] = self._exact_kth(rows, k)
+        return out
+
+    def order_prefix(self, j, length):
+        if length <= self.width:
+            return self.order[j, :length]
+        return self._full_row(j)[0][:length]
+
+    def value(self, j, q):
+        if q < self.width:
+            return self.sorted_dis[j, q]
+        return self._full_row(j)[1][q]
+
+    def count_within(self, rows, eps):
+        # a row whose kept entries are all within eps may hold more: bound it by the first
+        # sketch position beyond eps, else by d - 1
+        counts = _n_within(self.sorted_dis, rows, eps, width=self.width)
+        full = counts >= self.width
+        bound = np.full(int(full.sum()), self.d - 1, dtype=np.intp)
+        if self._sketch is not None and bound.size:
+            beyond = np.argmax(self._sketch[rows[full]] > eps, axis=1)
+            some = self._sketch[rows[full], beyond] > eps
+            bound[some] = self._sketch_at[beyond[some]]
+        counts[full] = bound
+        return counts
+
+    def n_within(self, j, eps):
+        if self.sorted_dis[j, -1] > eps:
+            return int(np.searchsorted(self.sorted_dis[j], eps, side="right"))
+        return int(np.searchsorted(self._full_row(j)[1], eps, side="right"))
+
+    def nearest_alive(self, rows, alive):
+        out = np.empty(rows.size, dtype=self.dtype)
+        for start in range(0, rows.size, _STRIP_ROWS):
+            block = rows[start:start + _STRIP_ROWS]
+            a = alive[self.order[block]]
+            pos = np.argmax(a, axis=1)
+            found = a[np.arange(block.size), pos]
+            out[start:start + block.size] = self.sorted_dis[block, pos]
+            for t in np.flatnonzero(~found):  # every kept neighbour removed: the whole row
+                order, sorted_dis = self._full_row(int(block[t]))
+                out[start + t] = sorted_dis[np.argmax(alive[order[:-1]])]
+        return out
+
+
+def _strip_dissimilarity(XcT, Xc, v, a, similarity, zero_tol, dtype):
+    """Rows ``a : a + _STRIP_ROWS`` of the dissimilarity matrix, each feature's own entry
+    ``+inf``, in ``dtype``: the canonical strip the truncated table keeps and recomputes
+    (one product of the strip's rows with every column, always the same shape)."""
+    n, d = Xc.shape
+    b = min(a + _STRIP_ROWS, d)
+    C = XcT[a:b] @ Xc / n
+    S = _dissimilarity_block(C, v[a:b], v, similarity, zero_tol).astype(dtype, copy=False)
+    S[np.arange(b - a), np.arange(a, b)] = np.inf
+    return S
+
+
+def _smallest_sorted(S, width):
+    """The ``width`` smallest entries of each row of ``S`` and their columns, in increasing
+    order, ties to the lower column: the first ``width`` entries of the rows of
+    :func:`sorted_neighbours`."""
+    m, d = S.shape
+    if width >= d:
+        cols = np.broadcast_to(np.arange(d), (m, d))
+    else:
+        cols = np.argpartition(S, width - 1, axis=1)[:, :width]
+        cols.sort(axis=1)
+        # a tie at the cut may have left a lower column out: take those rows exactly
+        cut = np.take_along_axis(S, cols, axis=1).max(axis=1)
+        over = np.flatnonzero(np.count_nonzero(S <= cut[:, None], axis=1) > width)
+        for r in over:
+            below = np.flatnonzero(S[r] < cut[r])
+            at = np.flatnonzero(S[r] == cut[r])[:width - below.size]
+            cols[r] = np.union1d(below, at)
+    vals = np.take_along_axis(S, cols, axis=1)
+    by_value = np.argsort(vals, axis=1, kind="stable")  # columns ascending: ties by column
+    return (np.take_along_axis(cols, by_value, axis=1).astype(np.int32),
+            np.take_along_axis(vals, by_value, axis=1))
 
 
 # ------------------------------------------------------------------------------------------
@@ -503,7 +708,14 @@ class FSFS(FeatureRanker):
     Fitting computes the ``(D, D)`` dissimilarities once (float64, clipped, then cast to
     ``dtype``) and sorts every row once: ``O(n D^2 + D^2 log D)`` time, and the sorted
     matrix and its argsort are kept (``D^2 (itemsize + 4)`` bytes: 1.3 GB at D = 10304 in
-    float64, 0.85 GB in float32). A run then costs far less than a recomputation.
+    float64, 0.85 GB in float32). A run then costs far less than a recomputation. Above
+    ``max_table_mb`` (D > 18918 in float64, 23170 in float32 at the default 4 GiB; 54675 probes would need
+    36 GB) only the first ``width`` entries of each sorted row are kept, ``width`` what fits,
+    computed in strips of 64 rows; a run that reads further into a row (a large ``k``, or a
+    row whose kept neighbours are all removed) recomputes that row's strip. The strips make
+    no attempt at the full table's exact symmetry (``dis[i, j]`` and ``dis[j, i]`` come from
+    two products), so the two tables can differ by round-off, and where that decides a tie,
+    in the run.
 
     Parameters
     ----------
@@ -525,6 +737,9 @@ class FSFS(FeatureRanker):
     dtype : {"float64", "float32"}, default="float64"
         Storage of the sorted dissimilarities. float32 halves that memory; ties and order
         then follow the float32 values (both implementations see the same matrix).
+    max_table_mb : float, default=4096
+        Memory bound of the sorted neighbour table, in MiB: above it each sorted row is kept
+        only up to the width that fits, and recomputed when a run reads past it.
 
     Attributes
     ----------
@@ -594,12 +809,13 @@ class FSFS(FeatureRanker):
     higher_is_better = True
 
     def __init__(self, n_features_to_select=None, *, k=None, similarity="mici", zero_tol=1e-12,
-                 dtype="float64"):
+                 dtype="float64", max_table_mb=4096):
         self.n_features_to_select = n_features_to_select
         self.k = k
         self.similarity = similarity
         self.zero_tol = zero_tol
         self.dtype = dtype
+        self.max_table_mb = max_table_mb
 
     def fit(self, X, y=None):
         """Compute and sort the feature dissimilarities; run FSFS at ``k_``.
@@ -623,6 +839,9 @@ class FSFS(FeatureRanker):
         tol = self.zero_tol
         if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not tol >= 0:
             raise ValueError(f"zero_tol must be a real number >= 0, got {tol!r}.")
+        mb = self.max_table_mb
+        if isinstance(mb, bool) or not isinstance(mb, numbers.Real) or not mb > 0:
+            raise ValueError(f"max_table_mb must be a number > 0, got {mb!r}.")
         return super().fit(X, y)
 
     def _score(self, X, rng):
@@ -636,11 +855,21 @@ class FSFS(FeatureRanker):
         self._runs = {}
         self._orders = {}
         n_active = self._active.size
-        self._order = self._sorted_dis = None
+        self._table = None
         if n_active >= 2:
-            dis = np.empty((n_active, n_active), dtype=self.dtype)
-            _fill_dissimilarity(X[:, self._active], self.similarity, float(self.zero_tol), dis)
-            self._order, self._sorted_dis = sorted_neighbours(dis, overwrite=True)
+            entry = np.dtype(self.dtype).itemsize + 4  # a sorted value and its column
+            budget = int(self.max_table_mb * 2**20)
+            if n_active * n_active * entry <= budget:
+                dis = np.empty((n_active, n_active), dtype=self.dtype)
+                _fill_dissimilarity(X[:, self._active], self.similarity, float(self.zero_tol),
+                                    dis)
+                self._table = _SortedTable(*sorted_neighbours(dis, overwrite=True))
+            else:
+                # nine tenths for the kept widths, one for the rows recomputed past them
+                self._table = _TruncatedTable(X[:, self._active], self.similarity,
+                                              float(self.zero_tol), self.dtype,
+                                              max(1, 9 * budget // (10 * n_active * entry)),
+                                              budget // 10)
             if self.k is not None:
                 k = min(int(self.k), n_active - 1)
             elif m is not None:
@@ -667,7 +896,7 @@ class FSFS(FeatureRanker):
     def _run(self, k):
         run = self._runs.get(k)
         if run is None:
-            run = fsfs_heap(self._order, self._sorted_dis, k)
+            run = _fsfs_run(self._table, k)
             self._runs[k] = run  # in place: transform must not rebind attributes
         return run
 
