@@ -13,8 +13,9 @@ The lasso step is swapped per variant:
 
 * ``per-eigenvector``: the step before the Gram matrix was shared: ``X^T X + ridge I`` formed
   for every eigenvector, copied again by ``lars_path_gram`` (three D x D matrices alive);
-* ``shared``: ``fsclust.rankers.mcfs.lasso_coefficients``, the Gram matrix formed once per fit
-  and restored in place between paths (two D x D matrices alive);
+* ``shared``: ``fsclust.rankers.mcfs.lasso_coefficients``: up to D = 4096 the Gram matrix
+  formed once per fit and only read (``gram_lasso_path``, one D x D matrix alive), above the
+  Gram-free ``ridge_lasso_path``;
 * ``no-ridge``: the same function with ``ridge=0``: ``lars_path`` on ``X`` itself;
 * ``augmented``: Cai's ``D >= 10000`` form, ``lars_path`` on ``[X; sqrt(ridge) I_D]`` and
   ``[y; 0]`` (``copy_X=False``, rebuilt per eigenvector): the same objective as the Gram path

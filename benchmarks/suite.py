@@ -112,9 +112,11 @@ def _svd(X):
     return np.linalg.svd(X, compute_uv=False)
 
 
-# MCFS: K lasso paths of L_k steps. Each step multiplies the active columns' equiangular vector
-# u by X^T (n x D, Gram-free paths, D > 4096) or reads the active rows of the Gram matrix
-# X^T X formed once (D <= 4096): the kernel is that product per step, plus the Gram matrix.
+# MCFS: K lasso paths of L_k steps. Gram-free paths (D > 4096): each step multiplies the
+# active columns' equiangular vector u by X^T (n x D). On the Gram matrix X^T X formed once
+# (D <= 4096): each step reads the active rows G_A (|A| x D) against the direction, |A| about
+# d / 2 on average over a path that grows to d non-zeros. The kernel is that product per
+# step, plus the Gram matrix.
 def _mcfs_whole_gram(d):
     from fsclust.rankers.mcfs import _WHOLE_GRAM_BYTES  # the ranker's own switch
 
@@ -125,17 +127,26 @@ def _mcfs_steps(est):
     return int(np.sum(getattr(est, "path_steps_", 0)))
 
 
+def _mcfs_active(n, d, est):
+    """Rows of the per-step product: n (X^T u) or the mean active set (G_A^T w)."""
+    if not _mcfs_whole_gram(d):
+        return n
+    return max(1, min(d, int(getattr(est, "n_nonzero_coefs", None) or 50)) // 2)
+
+
 def _mcfs_flops(n, d, est):
-    return 2 * n * d * _mcfs_steps(est) + (2 * n * d * d if _mcfs_whole_gram(d) else 0)
+    return (2 * _mcfs_active(n, d, est) * d * _mcfs_steps(est)
+            + (2 * n * d * d if _mcfs_whole_gram(d) else 0))
 
 
 def _mcfs_paths(X, est):
-    Xt = np.ascontiguousarray(X.T)
-    u = np.ones(X.shape[0])
-    if _mcfs_whole_gram(X.shape[1]):
+    n, d = X.shape
+    A = np.ones((_mcfs_active(n, d, est), d))
+    u = np.ones(A.shape[0])
+    if _mcfs_whole_gram(d):
         X.T @ X
     for _ in range(_mcfs_steps(est)):
-        Xt @ u
+        A.T @ u
 
 
 def _oja_updates(X, est):
