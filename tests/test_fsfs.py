@@ -347,12 +347,18 @@ def test_truncated_table_runs_equal_the_full_tables(monkeypatch, similarity, dty
     assert recomputed > 0 and sketched > 0  # the cases do read past the kept widths
 
 
-def test_truncated_table_keeps_the_lower_column_at_a_tie_on_the_cut():
-    S = np.array([[3.0, 1.0, 2.0, 1.0, 2.0, 2.0, np.inf]])
-    order, values = fsfs_module._smallest_sorted(S, 3)
-    assert order.tolist() == [[1, 3, 2]] and values.tolist() == [[1.0, 1.0, 2.0]]
-    order, values = fsfs_module._smallest_sorted(S, 7)
-    assert order.tolist() == [[1, 3, 2, 4, 5, 0, 6]]
+@pytest.mark.parametrize("width", [3, 5, 14])
+def test_truncated_rows_are_the_sorted_rows_first_entries_ties_to_the_lower_column(width):
+    # ties at the cut (2.0 at columns 2, 4, 5, 9, 12): the partial selection (width < d / 4)
+    # must keep the lower columns, as the full sort (width >= d / 4) does
+    S = np.array([[3.0, 1.0, 2.0, 1.0, 2.0, 2.0, 5.0, 4.0, 6.0, 2.0, 7.0, 8.0, 2.0, 9.0,
+                   5.0, 6.0, 7.0, 8.0, 9.0, np.inf]] * 2)
+    S[1] = S[1, ::-1]
+    order, values = fsfs_module._smallest_sorted(S, width)
+    expected = np.array([np.lexsort((np.arange(20), row))[:width] for row in S])
+    np.testing.assert_array_equal(order, expected)
+    np.testing.assert_array_equal(values, np.take_along_axis(S, expected, axis=1))
+    assert order[0, :3].tolist() == [1, 3, 2]
 
 
 def test_fsfs_under_a_memory_bound_selects_what_the_full_table_does():

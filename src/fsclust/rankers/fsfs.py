@@ -216,21 +216,28 @@ def sorted_neighbours(dis, overwrite=False):
         b = min(a + _BLOCK_ROWS, d)
         rows = sd[a:b]  # a view: overwritten below, once its block is sorted
         rows[np.arange(b - a), np.arange(a, b)] = np.inf
-        idx = np.argsort(rows, axis=1)  # fast, not stable: ties are repaired below
-        vals = np.take_along_axis(rows, idx, axis=1)
-        step = vals[:, 1:] != vals[:, :-1]
-        tied = np.flatnonzero(~step.all(axis=1))
-        if tied.size:
-            # ties go to the lower index (as a stable sort would, 3 times faster): sort
-            # (run of equal values, index) as one integer key
-            run = np.zeros((tied.size, d), dtype=np.int64)
-            np.cumsum(step[tied], axis=1, out=run[:, 1:])
-            key = run * d + idx[tied]
-            key.sort(axis=1)
-            idx[tied] = key % d
-        rows[...] = vals
-        order[a:b] = idx
+        rows[...], order[a:b] = _sort_rows(rows)
     return order, sd
+
+
+def _sort_rows(vals, cols=None):
+    """Each row of ``vals`` sorted, ties to the lower column: the sorted values and their
+    columns (``cols``, the columns of ``vals``' entries when given, else their positions)."""
+    d = vals.shape[1] if cols is None else int(cols.max(initial=0)) + 1
+    idx = np.argsort(vals, axis=1)  # fast, not stable: ties are repaired below
+    vals = np.take_along_axis(vals, idx, axis=1)
+    cols = idx if cols is None else np.take_along_axis(cols, idx, axis=1)
+    step = vals[:, 1:] != vals[:, :-1]
+    tied = np.flatnonzero(~step.all(axis=1))
+    if tied.size:
+        # ties go to the lower column (as a stable sort would, 3 times faster): sort
+        # (run of equal values, column) as one integer key
+        run = np.zeros((tied.size, vals.shape[1]), dtype=np.int64)
+        np.cumsum(step[tied], axis=1, out=run[:, 1:])
+        key = run * d + cols[tied]
+        key.sort(axis=1)
+        cols[tied] = key % d
+    return vals, cols
 
 
 # ------------------------------------------------------------------------------------------
@@ -640,22 +647,19 @@ def _smallest_sorted(S, width):
     order, ties to the lower column: the first ``width`` entries of the rows of
     :func:`sorted_neighbours`."""
     m, d = S.shape
-    if width >= d:
-        cols = np.broadcast_to(np.arange(d), (m, d))
-    else:
-        cols = np.argpartition(S, width - 1, axis=1)[:, :width]
-        cols.sort(axis=1)
-        # a tie at the cut may have left a lower column out: take those rows exactly
-        cut = np.take_along_axis(S, cols, axis=1).max(axis=1)
-        over = np.flatnonzero(np.count_nonzero(S <= cut[:, None], axis=1) > width)
-        for r in over:
-            below = np.flatnonzero(S[r] < cut[r])
-            at = np.flatnonzero(S[r] == cut[r])[:width - below.size]
-            cols[r] = np.union1d(below, at)
-    vals = np.take_along_axis(S, cols, axis=1)
-    by_value = np.argsort(vals, axis=1, kind="stable")  # columns ascending: ties by column
-    return (np.take_along_axis(cols, by_value, axis=1).astype(np.int32),
-            np.take_along_axis(vals, by_value, axis=1))
+    if 4 * width >= d:  # most of the row: sorting it all is faster than selecting
+        vals, cols = _sort_rows(S)
+        return cols[:, :width].astype(np.int32), vals[:, :width]
+    cols = np.argpartition(S, width - 1, axis=1)[:, :width]
+    # a tie at the cut may have left a lower column out: take those rows exactly
+    cut = np.take_along_axis(S, cols, axis=1).max(axis=1)
+    over = np.flatnonzero(np.count_nonzero(S <= cut[:, None], axis=1) > width)
+    for r in over:
+        below = np.flatnonzero(S[r] < cut[r])
+        at = np.flatnonzero(S[r] == cut[r])[:width - below.size]
+        cols[r] = np.union1d(below, at)
+    vals, cols = _sort_rows(np.take_along_axis(S, cols, axis=1), cols)
+    return cols.astype(np.int32), vals
 
 
 # ------------------------------------------------------------------------------------------
