@@ -248,6 +248,19 @@ def test_mcfs_never_forms_a_d_by_d_matrix(monkeypatch):
     assert peak < 8 * 3000**2 / 4
 
 
+@pytest.mark.parametrize("case", ["gaussian", "correlated", "wide", "tall"])
+def test_ridge_lasso_path_without_ridge_equals_lars_path_on_x(case):
+    # ridge = 0 (and D above the ridge's bound) runs the Gram-free path on X itself: the same
+    # path as scikit-learn's lars_path on X, up to the point MCFS reads
+    from sklearn.linear_model import lars_path
+
+    X, y = _path_problem(case)
+    _, active, reference = lars_path(X, y, Gram=None, method="lasso", max_iter=60)
+    _, ours_active, ours = mcfs.ridge_lasso_path(X, y, 0.0, 60)
+    assert ours.shape == reference.shape and ours_active == list(active)
+    np.testing.assert_allclose(ours, reference, rtol=1e-8, atol=1e-10)
+
+
 def test_mcfs_above_the_gram_bound_drops_the_ridge(monkeypatch):
     X = _wide_data(2)
     kept = MCFS(n_clusters=4, n_nonzero_coefs=10, ridge=0.0).fit(X)
