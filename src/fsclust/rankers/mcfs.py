@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 import scipy.linalg
-import scipy.linalg.blas
+import scipy.linalg.lapack
 import scipy.sparse as sp
 from sklearn.linear_model import Lars
 # scikit-learn's own Cython helpers of its LARS: the smallest positive entry, and the Givens
