@@ -311,9 +311,8 @@ def test_bad_subset_sizes():
 
 def _strip_matrix(X, similarity, dtype):
     """The matrix the truncated table reads: every canonical strip, self at +inf."""
-    Xc = X - X.mean(axis=0)
-    v = np.einsum("ij,ij->j", Xc, Xc) / X.shape[0]
-    return np.vstack([fsfs_module._strip_dissimilarity(np.ascontiguousarray(Xc.T), Xc, v, a,
+    Xc, XcT, v = fsfs_module._centred_moments(X)
+    return np.vstack([fsfs_module._strip_dissimilarity(XcT, Xc, v, a,
                                                        similarity, 1e-12, np.dtype(dtype))
                       for a in range(0, X.shape[1], fsfs_module._STRIP_ROWS)])
 

@@ -77,6 +77,14 @@ def _dissimilarity_block(C, v_rows, v_cols, similarity, zero_tol):
     return out
 
 
+def _centred_moments(X):
+    """The centred columns ``Xc``, their rows-as-features copy ``Xc^T`` (C order) and their
+    population variances: what every block of covariances ``Xc_rows^T Xc / n`` reads."""
+    X = np.asarray(X, dtype=np.float64)
+    Xc = X - X.mean(axis=0)
+    return Xc, np.ascontiguousarray(Xc.T), np.einsum("ij,ij->j", Xc, Xc) / X.shape[0]
+
+
 def _fill_dissimilarity(X, similarity, zero_tol, out):
     """Write the ``(D, D)`` dissimilarity matrix of the columns of ``X`` into ``out``.
 
@@ -85,11 +93,8 @@ def _fill_dissimilarity(X, similarity, zero_tol, out):
     whatever the BLAS does; the result is clipped (``zero_tol``) before the cast to
     ``out.dtype``.
     """
-    X = np.asarray(X, dtype=np.float64)
-    n, d = X.shape
-    Xc = X - X.mean(axis=0)
-    v = np.einsum("ij,ij->j", Xc, Xc) / n
-    XcT = np.ascontiguousarray(Xc.T)
+    Xc, XcT, v = _centred_moments(X)
+    n, d = Xc.shape
     for a in range(0, d, _BLOCK_ROWS):
         b = min(a + _BLOCK_ROWS, d)
         C = XcT[a:b] @ Xc[:, a:] / n  # (B, d - a)
@@ -522,12 +527,10 @@ class _TruncatedTable:
     """
 
     def __init__(self, X, similarity, zero_tol, dtype, width, cache_bytes):
-        n, d = X.shape
+        d = X.shape[1]
         self.d, self.width = d, int(min(width, d - 1))
         self.similarity, self.zero_tol, self.dtype = similarity, zero_tol, np.dtype(dtype)
-        self.Xc = X - X.mean(axis=0)
-        self.XcT = np.ascontiguousarray(self.Xc.T)
-        self.v = np.einsum("ij,ij->j", self.Xc, self.Xc) / n
+        self.Xc, self.XcT, self.v = _centred_moments(X)
         self.order = np.empty((d, self.width), dtype=np.int32)
         self.sorted_dis = np.empty((d, self.width), dtype=self.dtype)
         # full sorted rows recomputed, by feature, the least recently used dropped first
