@@ -118,9 +118,9 @@ def _svd(X):
 # d / 2 on average over a path that grows to d non-zeros. The kernel is that product per
 # step, plus the Gram matrix.
 def _mcfs_whole_gram(d):
-    from fsclust.rankers.mcfs import _WHOLE_GRAM_BYTES  # the ranker's own switch
+    from fsclust.rankers.mcfs import _on_whole_gram  # the ranker's own switch
 
-    return 16 * d * d <= _WHOLE_GRAM_BYTES
+    return _on_whole_gram(d)
 
 
 def _mcfs_steps(est):

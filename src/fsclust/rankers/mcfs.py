@@ -37,6 +37,11 @@ _GRAM_MAX_BYTES = 2**30
 _WHOLE_GRAM_BYTES = 2**28
 
 
+def _on_whole_gram(D):
+    """Whether the paths of ``D`` features run on one formed Gram matrix (ridge kept)."""
+    return 16 * D * D <= _WHOLE_GRAM_BYTES
+
+
 def spectral_embedding_targets(W, n_eigenvectors):
     """``Y (n, K)``: the ``K`` smallest non-trivial solutions of ``L y = lambda D y``.
 
@@ -106,7 +111,7 @@ def lasso_coefficients(X, Y, n_nonzero, ridge=1e-3, return_steps=False):
     # lasso drop steps consume LARS iterations: leave slack and read the path afterwards
     max_iter = 4 * int(n_nonzero) + 50
     if ridge > 0 and 8 * D * D <= _GRAM_MAX_BYTES:
-        if 16 * D * D <= _WHOLE_GRAM_BYTES:
+        if _on_whole_gram(D):
             paths = _whole_gram_lasso_paths(X, Y, ridge, max_iter, n_nonzero)
         else:
             paths = (ridge_lasso_path(X, y, ridge, max_iter, stop_cardinality=n_nonzero)[2]
