@@ -124,6 +124,42 @@ def atomic_path(path, suffix=None):
         raise
 
 
+@contextlib.contextmanager
+def atomic_dir(path):
+    """Yield a fresh temporary folder beside ``path`` that replaces ``path`` (a folder) on
+    success; on any exception it is removed and ``path`` is left as it was.
+
+    A folder of outputs (a job's rankings, an experiment's figures) is thus either the old one
+    or the whole new one: a killed job never leaves a partial set.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> with atomic_dir(d / "figures") as tmp:
+    ...     _ = (tmp / "a.png").write_text("x")
+    >>> sorted(p.name for p in (d / "figures").iterdir())
+    ['a.png']
+    """
+    import shutil
+
+    final = Path(path)
+    tmp = final.parent / f".{final.name}.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        tmp.mkdir(parents=True)
+    except OSError as err:
+        raise (output_error(err, tmp / final.name) or err) from err
+    try:
+        yield tmp
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    if final.exists():
+        shutil.rmtree(final)
+    os.replace(tmp, final)
+
+
 def _umask():
     mask = os.umask(0)
     os.umask(mask)

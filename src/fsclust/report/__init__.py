@@ -2,7 +2,8 @@
 
 from fsclust.report.figures import plot_sweeps
 from fsclust.report.paper import PAPER_VS_OURS_COLUMNS, paper_vs_ours
-from fsclust.report.tables import best_and_mean, collect_sweeps, summarise, to_markdown
+from fsclust.report.tables import (best_and_mean, collect_sweeps, summarise, to_markdown,
+                                   write_tables)
 
 __all__ = [
     "PAPER_VS_OURS_COLUMNS",
@@ -12,4 +13,5 @@ __all__ = [
     "plot_sweeps",
     "summarise",
     "to_markdown",
+    "write_tables",
 ]

@@ -81,6 +81,34 @@ def _fmt(value):
     return str(value)
 
 
+def write_tables(df, tsv=None, md=None, *, title=None, note=None, float_format="%.6g",
+                 md_frame=None):
+    """Write a table as TSV (``tsv``) and as Markdown (``md``, from ``md_frame`` when the
+    readable table differs from the data, e.g. "mean ± sd" cells), each atomically; either path
+    may be None.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> write_tables(pd.DataFrame({"a": [1]}), folder / "t.tsv", folder / "t.md", title="T")
+    >>> print((folder / "t.md").read_text())
+    ## T
+    <BLANKLINE>
+    | a |
+    | --- |
+    | 1 |
+    <BLANKLINE>
+    """
+    from fsclust._io import write_table_atomic, write_text_atomic
+
+    if tsv is not None:
+        write_table_atomic(df, tsv, float_format=float_format)
+    if md is not None:
+        write_text_atomic(md, to_markdown(df if md_frame is None else md_frame, title=title,
+                                          note=note) + "\n")
+
+
 def to_markdown(df, title=None, note=None):
     """Render a DataFrame as a GitHub Markdown table (no extra dependency).
 
