@@ -9,16 +9,15 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import os
-import shutil
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from fsclust._io import atomic_path, write_table_atomic, write_text_atomic
+from fsclust._io import atomic_dir, atomic_path, write_table_atomic, write_text_atomic
 from fsclust.seeds import derive_seed
 
 log = logging.getLogger("fsclust")
@@ -380,6 +379,24 @@ def _write_ranking_files(out, seed, ranker, ds, info, keep=None):
     return table
 
 
+#: Columns of a job's sweep TSV (the metrics go between ``n_features`` and ``in_grid``).
+SWEEP_KEYS = ("dataset", "method", "seed", "clusterer", "n_features")
+
+
+class _Run(NamedTuple):
+    """What the sweep of one ranking of one repeat needs: the method key, the selection (the
+    ranking, or ``{m: subset}`` for a method whose subsets are not nested), every m to
+    cluster on, the plain grid (the curves), the data-dependent marks and the clusterer keys
+    the method is restricted to (None: all)."""
+
+    key: str
+    selection: object
+    points: list
+    grid: set
+    marks: dict
+    clusterers: object = None
+
+
 def evaluate(data_path, sweep_path, *, dataset, methods, rankings_dir, seeds, clusterers,
              grid_spec, metrics, baseline=False, nested=False, class_draw=None,
              references=None):
@@ -398,130 +415,148 @@ def evaluate(data_path, sweep_path, *, dataset, methods, rankings_dir, seeds, cl
         run time, iterations, the method's own clustering scored against the classes) and, for
         methods whose arrays later steps read, ``seed{S}.npz``; in ``rankings_dir/{key}/`` when
         ``nested`` (one job for all methods of a dataset), else directly (one method).
+    seeds, clusterers, grid_spec, metrics
+        The experiment's repeats, ``{key: spec}`` of clusterers, sweep grid and metrics.
+    baseline : bool
+        Also cluster on all features.
+    class_draw : int, optional
+        Classes drawn per repeat (each seed sees its own draw; nothing is shared).
     references : dict
         ``{key: rankings directory}`` of methods of other jobs that a spec refers to.
 
     A method with no random choice is fitted once and its ranking serves every seed, unless
     each seed draws its own classes. Rankings are written in a temporary directory renamed
-    into place at the end, and the sweep TSV atomically: a killed job leaves neither.
+    into place after the sweep TSV is written: a killed job leaves neither.
     """
-    from fsclust.sweep import run_sweep
-
     order = _dependency_order(methods, grid_spec)
     references = dict(references or {})
-    tmp_dir = None
-    if methods:
-        final = Path(rankings_dir)
-        tmp_dir = final.parent / f".{final.name}.tmp"
-        shutil.rmtree(tmp_dir, ignore_errors=True)
-        try:
-            tmp_dir.mkdir(parents=True)
-        except OSError as err:
-            from fsclust._io import output_error
-
-            raise (output_error(err, tmp_dir / "seed0.tsv") or err) from err
-        method_dirs = {k: (tmp_dir / k if nested else tmp_dir) for k in order}
-        for k in order:
-            method_dirs[k].mkdir(parents=True, exist_ok=True)
-            references[k] = method_dirs[k]  # later methods of this job read it there
-    try:
-        shares = {k: _shares_ranking(methods[k], class_draw) for k in order}
-        shared = {}
+    with _rankings_folder(rankings_dir if methods else None) as folder:
+        method_dirs = {key: (folder / key if nested else folder) for key in order}
+        references.update(method_dirs)  # later methods of this job read earlier ones there
+        rankers = _Rankers(methods, order, class_draw, references)
         frames = []
-        full = None if class_draw else load_view(data_path, dataset, seeds[0])
-        for seed in seeds:
-            ds = full if full is not None else load_view(data_path, dataset, seed, class_draw)
-            d = ds.X.shape[1]
-            # Same clusterer seed for every method: the curves of different methods are paired.
-            random_states = {key: derive_seed(seed, dataset, key) for key in clusterers}
-            runs = []
-            for key in order:
-                spec = methods[key]
-                if key in shared:
-                    ranker, random_state, seconds = shared[key]
-                    if hasattr(ranker, "labels_") and "random_state" in ranker.get_params():
-                        # scores shared, own clustering re-drawn with this seed's stream: the
-                        # same labels as a fit with it (LLC-fs, Q-alpha from a uniform start)
-                        random_state = derive_seed(seed, dataset, spec.get("seed_key", key))
-                        ranker.labels_ = ranker.relabel(random_state)
-                else:
-                    ranker, random_state, seconds = _rank_one(ds, dataset=dataset, method=key,
-                                                              spec=spec, seed=seed,
-                                                              references=references)
-                    if shares[key]:
-                        shared[key] = (ranker, random_state, seconds)
-                log.info("%s on %s (seed %d -> random_state %d): %.2f s%s", key, dataset,
-                         seed, random_state, seconds,
-                         " (one ranking for every seed)" if shares[key] else "")
-                info = rank_sidecar(ranker, ds, dataset=dataset, method=key, seed=seed,
-                                    random_state=random_state, seconds=seconds, metrics=metrics)
-                if shares[key]:
-                    info["shared_by_seeds"] = True
-                points, grid, marks = sweep_grid(method_grid(spec, grid_spec), d, seed,
-                                                 references, ranker=ranker, X=ds.X,
-                                                 method=key)
-                if hasattr(ranker, "scores_") and hasattr(ranker, "feature_order_"):
-                    from fsclust.rankers.base import tied_cuts
-
-                    # a top-m set decided by a tie is decided by round-off or index order
-                    ties = tied_cuts(ranker.scores_, ranker.feature_order_, points,
-                                     getattr(ranker, "constant_mask_", None))
-                    info["tied_cuts"] = ties
-                    if ties:
-                        log.warning("%s on %s (seed %d): the top-m set is decided by a tie "
-                                    "(scores within 1e-12) at m = %s", key, dataset, seed,
-                                    ", ".join(map(str, ties)))
-                subsets = None
-                if callable(getattr(ranker, "subset", None)):
-                    # subsets that are not nested (FSFS): one of exactly m features per m,
-                    # kept in the sidecar (the ranking file cannot say them)
-                    subsets = {m: np.asarray(ranker.subset(m), dtype=int) for m in points}
-                    info["subsets"] = {str(m): v.tolist() for m, v in subsets.items()}
-                table = _write_ranking_files(method_dirs[key], seed, ranker, ds, info,
-                                             keep=spec.get("keep"))
-                selection = subsets if subsets is not None else table["index"].to_numpy()
-                runs.append((key, selection, points, grid, marks, spec.get("clusterers")))
+        for seed, ds in _repeats(data_path, dataset, seeds, class_draw):
+            runs = [_record_ranking(ds, dataset, seed, key, methods[key], grid_spec,
+                                    rankers.fitted(ds, dataset, seed, key), references,
+                                    method_dirs[key], metrics) for key in order]
             if baseline:
-                runs.append((ALL_FEATURES, np.arange(d), [d], {d}, {}, None))
-            if ds.y is None or not clusterers:
-                continue  # unlabelled (the toy sets) or no clusterer: rankings only
-            for key, ranking, points, grid, marks, only in runs:
-                start = time.perf_counter()
-                used = {k: clusterers[k] for k in (only or clusterers)}
-                result = run_sweep(ds.X, ds.y, ranking, points, used,
-                                   n_clusters=ds.n_classes,
-                                   random_states={k: random_states[k] for k in used},
-                                   metrics=metrics)
-                log.info("%s / %s seed %d: %d clusterer(s) x %d points in %.2f s", dataset, key,
-                         seed, len(used), len(points), time.perf_counter() - start)
-                result.insert(0, "seed", seed)
-                result.insert(0, "method", key)
-                result.insert(0, "dataset", dataset)
-                # in_grid: a point of the curves; selected_by: a data-dependent m of this seed
-                # (Maldonado's Table 3, Zhang's Table 2), left out of the curves unless on grid
-                result["in_grid"] = [int(m in grid) for m in result["n_features"]]
-                result["selected_by"] = [",".join(marks.get(m, []))
-                                         for m in result["n_features"]]
-                frames.append(result)
-    except BaseException:
-        # a failed job leaves no partial rankings behind (Snakemake removes its outputs too)
-        if tmp_dir is not None:
-            shutil.rmtree(tmp_dir, ignore_errors=True)
-        raise
-    columns = ["dataset", "method", "seed", "clusterer", "n_features", *metrics, "in_grid",
-               "selected_by"]
-    sweeps = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
-    try:
-        write_table_atomic(sweeps[columns], sweep_path, float_format="%.10g")
-    except BaseException:
-        # the sweep could not be written (a full disk): leave no rankings of this job either
-        if tmp_dir is not None:
-            shutil.rmtree(tmp_dir, ignore_errors=True)
-        raise
-    if tmp_dir is not None:
-        if final.exists():
-            shutil.rmtree(final)
-        os.replace(tmp_dir, final)
+                d = ds.X.shape[1]
+                runs.append(_Run(ALL_FEATURES, np.arange(d), [d], {d}, {}))
+            if ds.y is not None and clusterers:  # unlabelled toy sets: rankings only
+                frames += [_sweep_run(ds, dataset, seed, run, clusterers, metrics)
+                           for run in runs]
+        write_table_atomic(_sweep_table(frames, metrics), sweep_path, float_format="%.10g")
+
+
+@contextlib.contextmanager
+def _rankings_folder(rankings_dir):
+    """The job's rankings folder, written whole or not at all (:func:`fsclust._io.atomic_dir`);
+    None for a job with no method."""
+    if rankings_dir is None:
+        yield None
+        return
+    with atomic_dir(rankings_dir) as folder:
+        yield folder
+
+
+def _repeats(data_path, dataset, seeds, class_draw):
+    """``(seed, view)`` for every repeat: the prepared data loaded once, or each seed's own
+    class draw."""
+    full = None if class_draw else load_view(data_path, dataset, seeds[0])
+    for seed in seeds:
+        yield seed, (full if full is not None else load_view(data_path, dataset, seed,
+                                                             class_draw))
+
+
+class _Rankers:
+    """The fitted ranker of each method and repeat: a method whose scores make no random
+    choice (:func:`_shares_ranking`) is fitted at the first seed and serves every later one,
+    its own clustering re-drawn with that seed's stream (LLC-fs, Q-alpha from a uniform
+    start: the same labels as a fit with it)."""
+
+    def __init__(self, methods, order, class_draw, references):
+        self.methods, self.references = methods, references
+        self.shares = {key: _shares_ranking(methods[key], class_draw) for key in order}
+        self.shared = {}
+
+    def fitted(self, ds, dataset, seed, key):
+        """``(ranker, random_state, seconds, shared)`` of method ``key`` at ``seed``."""
+        spec = self.methods[key]
+        if key not in self.shared:
+            fit = _rank_one(ds, dataset=dataset, method=key, spec=spec, seed=seed,
+                            references=self.references)
+            if self.shares[key]:
+                self.shared[key] = fit
+            return (*fit, self.shares[key])
+        ranker, random_state, seconds = self.shared[key]
+        if hasattr(ranker, "labels_") and "random_state" in ranker.get_params():
+            random_state = derive_seed(seed, dataset, spec.get("seed_key", key))
+            ranker.labels_ = ranker.relabel(random_state)
+        return ranker, random_state, seconds, True
+
+
+def _record_ranking(ds, dataset, seed, key, spec, grid_spec, fitted, references, out, metrics):
+    """Write one repeat's ranking of method ``key`` (ranking, sidecar, arrays) and return its
+    :class:`_Run`: the sweep's points, and the selection at each (the top of the ranking, or
+    each m's own subset for a method whose subsets are not nested)."""
+    from fsclust.rankers.base import nested_selection, selected_features, tied_cuts
+
+    ranker, random_state, seconds, shared = fitted
+    log.info("%s on %s (seed %d -> random_state %d): %.2f s%s", key, dataset, seed,
+             random_state, seconds, " (one ranking for every seed)" if shared else "")
+    info = rank_sidecar(ranker, ds, dataset=dataset, method=key, seed=seed,
+                        random_state=random_state, seconds=seconds, metrics=metrics)
+    if shared:
+        info["shared_by_seeds"] = True
+    points, grid, marks = sweep_grid(method_grid(spec, grid_spec), ds.X.shape[1], seed,
+                                     references, ranker=ranker, X=ds.X, method=key)
+    # a top-m set decided by a tie is decided by round-off or index order, not by the method
+    info["tied_cuts"] = tied_cuts(ranker.scores_, ranker.feature_order_, points,
+                                  ranker.constant_mask_)
+    if info["tied_cuts"]:
+        log.warning("%s on %s (seed %d): the top-m set is decided by a tie (scores within "
+                    "1e-12) at m = %s", key, dataset, seed, ", ".join(map(str, info["tied_cuts"])))
+    selection = None
+    if not nested_selection(ranker):
+        # one subset of exactly m features per m, kept in the sidecar (the ranking file
+        # cannot say them)
+        selection = {m: selected_features(ranker, m) for m in points}
+        info["subsets"] = {str(m): v.tolist() for m, v in selection.items()}
+    table = _write_ranking_files(out, seed, ranker, ds, info, keep=spec.get("keep"))
+    if selection is None:
+        selection = table["index"].to_numpy()
+    return _Run(key, selection, points, grid, marks, spec.get("clusterers"))
+
+
+def _sweep_run(ds, dataset, seed, run, clusterers, metrics):
+    """Cluster one run's selections with its clusterers; the rows of the sweep TSV.
+
+    Every method's clusterer draws the same seed (the curves of different methods are
+    paired)."""
+    from fsclust.sweep import run_sweep
+
+    start = time.perf_counter()
+    used = {k: clusterers[k] for k in (run.clusterers or clusterers)}
+    result = run_sweep(ds.X, ds.y, run.selection, run.points, used, n_clusters=ds.n_classes,
+                       random_states={k: derive_seed(seed, dataset, k) for k in used},
+                       metrics=metrics)
+    log.info("%s / %s seed %d: %d clusterer(s) x %d points in %.2f s", dataset, run.key, seed,
+             len(used), len(run.points), time.perf_counter() - start)
+    for name, value in (("seed", seed), ("method", run.key), ("dataset", dataset)):
+        result.insert(0, name, value)
+    # in_grid: a point of the curves; selected_by: a data-dependent m of this seed
+    # (Maldonado's Table 3, Zhang's Table 2), left out of the curves unless on the grid
+    result["in_grid"] = [int(m in run.grid) for m in result["n_features"]]
+    result["selected_by"] = [",".join(run.marks.get(m, [])) for m in result["n_features"]]
+    return result
+
+
+def _sweep_table(frames, metrics):
+    """The job's sweep TSV: every run's rows, in the fixed column order."""
+    columns = [*SWEEP_KEYS, *metrics, "in_grid", "selected_by"]
+    if not frames:
+        return pd.DataFrame(columns=columns)
+    return pd.concat(frames, ignore_index=True)[columns]
 
 
 def aggregate(sweep_paths, metrics, out, skipped=None, figures_dir=None, datasets=(),
@@ -532,42 +567,35 @@ def aggregate(sweep_paths, metrics, out, skipped=None, figures_dir=None, dataset
     ``skipped`` maps a dataset the experiment lists but could not get to the reason; the
     Markdown table says so, so a gap is never silent. Figures are drawn in a temporary
     directory renamed into place, so a killed job leaves no partial set."""
-    from fsclust.report import best_and_mean, collect_sweeps, summarise, to_markdown
+    from fsclust.report import best_and_mean, collect_sweeps, summarise, write_tables
 
     sweeps = collect_sweeps(sweep_paths)
     summary = summarise(sweeps, metrics)
     best = best_and_mean(summary)
     write_table_atomic(sweeps, out["sweeps"], float_format="%.10g")
     write_table_atomic(summary, out["summary"], float_format="%.10g")
-    write_table_atomic(best, out["best"], float_format="%.10g")
     note = ("Mean over seeds. best_mean: the best mean over the sweep, at best_n_features "
             "(an oracle choice of m, made with the labels); sweep_mean: mean over the sweep; "
             "all_features_mean: the clusterer on all features (nofs).")
     for dataset, reason in sorted((skipped or {}).items()):
         note += f"\n\n**Skipped dataset {dataset}**: {reason}"
-    write_text_atomic(out["best_md"], to_markdown(best, title="Best and mean over the sweep", note=note) + "\n")
+    write_tables(best, out["best"], out["best_md"], title="Best and mean over the sweep",
+                 note=note, float_format="%.10g")
     if figures_dir is not None:
         from fsclust.report import plot_sweeps
 
-        final = Path(figures_dir)
-        tmp_dir = final.parent / f".{final.name}.tmp"
-        shutil.rmtree(tmp_dir, ignore_errors=True)
-        tmp_dir.mkdir(parents=True)
-        for dataset in datasets:
-            title = f"{experiment}: {dataset}" if experiment else dataset
-            plot_sweeps(summary, dataset, metrics, tmp_dir / f"{dataset}.png", title=title)
-        if final.exists():
-            shutil.rmtree(final)
-        os.replace(tmp_dir, final)
+        with atomic_dir(figures_dir) as folder:
+            for dataset in datasets:
+                title = f"{experiment}: {dataset}" if experiment else dataset
+                plot_sweeps(summary, dataset, metrics, folder / f"{dataset}.png", title=title)
 
 
 def compare(summary_path, paper_results_path, comparisons, out_path, out_md=None, skipped=None,
             extra=()):
     """Write ``paper_vs_ours.tsv`` (and a Markdown copy) for an experiment: the rows the config's
     ``comparisons`` select, then the rows of ``extra`` tables made by a paper's own rules."""
-    from fsclust.report.paper import PAPER_VS_OURS_COLUMNS
-    from fsclust.report import paper_vs_ours, to_markdown
-    from fsclust.report.paper import read_paper_results
+    from fsclust.report import paper_vs_ours, write_tables
+    from fsclust.report.paper import PAPER_VS_OURS_COLUMNS, read_paper_results
 
     summary = pd.read_csv(summary_path, sep="\t")
     table = paper_vs_ours(read_paper_results(paper_results_path), comparisons, summary)
@@ -580,8 +608,6 @@ def compare(summary_path, paper_results_path, comparisons, out_path, out_md=None
     for dataset, reason in (skipped or {}).items():
         hit = [c.get("ours", {}).get("dataset") == dataset for c in comparisons]
         table.loc[hit, "note"] = (table.loc[hit, "note"] + f"; skipped: {reason}").str.strip("; ")
-    write_table_atomic(table, out_path, float_format="%.6g")
-    if out_md:
-        note = ("This experiment compares against no paper." if table.empty else
-                "diff = ours - paper; differing numbers are shown, never tuned away.")
-        write_text_atomic(out_md, to_markdown(table, title="Paper vs ours", note=note) + "\n")
+    note = ("This experiment compares against no paper." if table.empty else
+            "diff = ours - paper; differing numbers are shown, never tuned away.")
+    write_tables(table, out_path, out_md or None, title="Paper vs ours", note=note)
