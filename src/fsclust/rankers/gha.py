@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from .base import FeatureRanker
 
@@ -101,6 +104,17 @@ class GHA(FeatureRanker):
     """
 
     higher_is_better = True
+
+    _parameter_constraints: dict = {
+        **FeatureRanker._parameter_constraints,
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "learning_rate": [Interval(Real, 0, None, closed="neither"), None],
+        "n_epochs": [Interval(Integral, 1, None, closed="left")],
+        "decay": [Interval(Real, 0, None, closed="neither")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "standardize": ["boolean"],
+        "random_state": ["random_state"],
+    }
 
     def __init__(self, n_features_to_select=None, *, n_components=1, learning_rate=None,
                  n_epochs=100, decay=10.0, tol=1e-8, standardize=True, random_state=None):
