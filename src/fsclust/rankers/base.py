@@ -13,9 +13,28 @@ from sklearn.utils import Tags, check_random_state, get_tags
 from sklearn.utils._param_validation import Interval, validate_parameter_constraints
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-__all__ = ["FeatureRanker", "RankerTags", "constant_features", "mean_plus_std_rule",
+__all__ = ["FeatureRanker", "IntInterval", "RankerTags", "constant_features", "mean_plus_std_rule",
            "nested_selection", "ranking_from_scores", "ranks_from_order", "selected_features",
            "tied_cuts", "distinct_features"]
+
+
+class IntInterval(Interval):
+    """scikit-learn's ``Interval(Integral, ...)`` without the bools it lets through.
+
+    ``True`` is an ``Integral`` to Python; as a number of neighbours or iterations it is a
+    mistake, so it fails here as a wrong type.
+
+    Examples
+    --------
+    >>> IntInterval(1, None, closed="left").is_satisfied_by(True)
+    False
+    """
+
+    def __init__(self, left, right, *, closed):
+        super().__init__(Integral, left, right, closed=closed)
+
+    def is_satisfied_by(self, val):
+        return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
 
 
 @dataclasses.dataclass(slots=True)
@@ -340,7 +359,7 @@ class FeatureRanker(SelectorMixin, BaseEstimator):
     higher_is_better = True
 
     _parameter_constraints: dict = {
-        "n_features_to_select": [Interval(Integral, 1, None, closed="left"), None],
+        "n_features_to_select": [IntInterval(1, None, closed="left"), None],
     }
 
     def __init__(self, n_features_to_select=None):

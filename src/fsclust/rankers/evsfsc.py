@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import logging
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 import scipy.linalg
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..graphs import BANDWIDTH_RULES, bandwidth, squared_distances
-from .base import FeatureRanker
+from .base import FeatureRanker, IntInterval
 
 log = logging.getLogger(__name__)
 
@@ -220,14 +220,14 @@ class EVSFSC(FeatureRanker):
 
     _parameter_constraints: dict = {
         **FeatureRanker._parameter_constraints,
-        "n_clusters": [Interval(Integral, 1, None, closed="left")],
+        "n_clusters": [IntInterval(1, None, closed="left")],
         "laplacian": [StrOptions(set(LAPLACIANS))],
         "t": [Interval(Real, 0, None, closed="neither"), None],
         "t_rule": [StrOptions(set(BANDWIDTH_RULES))],
         # a finite upper end: an infinite scale is a constant kernel, not a bandwidth
         "bandwidth_scale": [Interval(Real, 0, float("inf"), closed="neither")],
         "include_trivial": ["boolean"],
-        "block_size": [Interval(Integral, 1, None, closed="left"), None],
+        "block_size": [IntInterval(1, None, closed="left"), None],
     }
 
     def __init__(self, n_clusters=2, *, laplacian="unnormalized", t=None, t_rule="seed003",

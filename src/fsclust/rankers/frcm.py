@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -13,7 +13,7 @@ from ..consensus import (
     max_ensemble_clusters,
     random_subspace_ensemble,
 )
-from .base import FeatureRanker
+from .base import FeatureRanker, IntInterval
 
 DUPLICATES = ("one", "drop")
 
@@ -113,12 +113,12 @@ class FRCM(FeatureRanker):
 
     _parameter_constraints: dict = {
         **FeatureRanker._parameter_constraints,
-        "n_partitions": [Interval(Integral, 1, None, closed="left")],
-        "max_clusters": [Interval(Integral, 2, None, closed="left")],
+        "n_partitions": [IntInterval(1, None, closed="left")],
+        "max_clusters": [IntInterval(2, None, closed="left")],
         "subspace_frac": [Interval(Real, 0, 1, closed="right")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [IntInterval(1, None, closed="left")],
         "duplicates": [StrOptions(set(DUPLICATES))],
-        "block_size": [Interval(Integral, 1, None, closed="left")],
+        "block_size": [IntInterval(1, None, closed="left")],
         "random_state": ["random_state"],
     }
 

@@ -6,14 +6,14 @@ reconstruction from the summaries in Zhang et al. (2012) and elsewhere.
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from scipy.stats import rankdata
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..consensus import random_subspace_ensemble
-from .base import FeatureRanker
+from .base import FeatureRanker, IntInterval
 
 RELEVANCES = ("eta", "su")
 
@@ -104,14 +104,14 @@ class FRMV(FeatureRanker):
 
     _parameter_constraints: dict = {
         **FeatureRanker._parameter_constraints,
-        "n_partitions": [Interval(Integral, 1, None, closed="left")],
-        "max_clusters": [Interval(Integral, 2, None, closed="left")],
+        "n_partitions": [IntInterval(1, None, closed="left")],
+        "max_clusters": [IntInterval(2, None, closed="left")],
         "subspace_frac": [Interval(Real, 0, 1, closed="right")],
         "relevance": [StrOptions(set(RELEVANCES))],
         "k_mode": [StrOptions({"random", "fixed"})],
-        "n_clusters": [Interval(Integral, 1, None, closed="left"), None],
-        "n_bins": [Interval(Integral, 1, None, closed="left")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "n_clusters": [IntInterval(1, None, closed="left"), None],
+        "n_bins": [IntInterval(1, None, closed="left")],
+        "max_iter": [IntInterval(1, None, closed="left")],
         "ensemble": ["array-like", None],
         "random_state": ["random_state"],
     }

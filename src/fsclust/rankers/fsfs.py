@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .base import FeatureRanker
+from .base import FeatureRanker, IntInterval
 
 __all__ = ["FSFS", "FSFSRun", "feature_dissimilarity", "fsfs_heap", "fsfs_naive", "mici",
            "sorted_neighbours"]
@@ -818,7 +818,7 @@ class FSFS(FeatureRanker):
 
     _parameter_constraints: dict = {
         **FeatureRanker._parameter_constraints,
-        "k": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "k": [IntInterval(1, None, closed="left"), None],
         "similarity": [StrOptions(set(SIMILARITIES))],
         "zero_tol": [Interval(numbers.Real, 0, None, closed="left")],
         "dtype": [StrOptions(set(DTYPES))],

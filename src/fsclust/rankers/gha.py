@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval
 
-from .base import FeatureRanker
+from .base import FeatureRanker, IntInterval
 
 
 def sanger_gha(X, n_components=1, *, learning_rate=None, n_epochs=100, decay=10.0, tol=1e-8,
@@ -107,9 +107,9 @@ class GHA(FeatureRanker):
 
     _parameter_constraints: dict = {
         **FeatureRanker._parameter_constraints,
-        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "n_components": [IntInterval(1, None, closed="left")],
         "learning_rate": [Interval(Real, 0, None, closed="neither"), None],
-        "n_epochs": [Interval(Integral, 1, None, closed="left")],
+        "n_epochs": [IntInterval(1, None, closed="left")],
         "decay": [Interval(Real, 0, None, closed="neither")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "standardize": ["boolean"],

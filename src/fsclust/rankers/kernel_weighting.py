@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -12,7 +12,7 @@ from sklearn.utils._param_validation import Interval
 from ..cluster._affinity import _check_n_clusters
 from ..cluster.kmeans import KMeans
 from ..graphs import largest_eigenvectors
-from .base import FeatureRanker
+from .base import FeatureRanker, IntInterval
 
 _BYTES = np.dtype(np.float64).itemsize
 # Default bytes of one block of kernels. Blocks of the whole memory limit (1 GiB, 4590 kernels
@@ -233,13 +233,13 @@ class KernelWeightingClustering(FeatureRanker):
 
     _parameter_constraints: dict = {
         **FeatureRanker._parameter_constraints,
-        "n_clusters": [Interval(Integral, 1, None, closed="left")],
+        "n_clusters": [IntInterval(1, None, closed="left")],
         "bandwidth_factor": [Interval(Real, 0, None, closed="neither")],
         "tol": [Interval(Real, 0, None, closed="left")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "memory_limit": [Interval(Integral, 0, None, closed="left")],
-        "block_size": [Interval(Integral, 1, None, closed="left"), None],
-        "n_init": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [IntInterval(1, None, closed="left")],
+        "memory_limit": [IntInterval(0, None, closed="left")],
+        "block_size": [IntInterval(1, None, closed="left"), None],
+        "n_init": [IntInterval(1, None, closed="left")],
         "random_state": ["random_state"],
     }
 

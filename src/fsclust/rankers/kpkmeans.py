@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -10,7 +10,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ..cluster._affinity import _check_n_clusters
 from ..cluster.kernel_kmeans import SCALINGS, _one_hot, kernel_kmeans, scale_features
 from ..graphs import squared_distances
-from .base import FeatureRanker
+from .base import FeatureRanker, IntInterval
 
 STEP_RULES = ("fixed", "normalized")
 GRADIENTS = ("correct", "printed")
@@ -295,7 +295,7 @@ class KPKMeans(FeatureRanker):
 
     _parameter_constraints: dict = {
         **FeatureRanker._parameter_constraints,
-        "n_clusters": [Interval(Integral, 1, None, closed="left")],
+        "n_clusters": [IntInterval(1, None, closed="left")],
         "lam": [Interval(Real, 0, None, closed="left")],
         "gamma": [Interval(Real, 0, None, closed="neither")],
         "beta": [Interval(Real, 0, None, closed="left")],
@@ -304,13 +304,13 @@ class KPKMeans(FeatureRanker):
         "gradient": [StrOptions(set(GRADIENTS))],
         "step": [StrOptions(set(STEP_RULES))],
         "max_step": [Interval(Real, 0, None, closed="neither")],
-        "max_inner": [Interval(Integral, 1, None, closed="left")],
-        "max_outer": [Interval(Integral, 1, None, closed="left"), None],
+        "max_inner": [IntInterval(1, None, closed="left")],
+        "max_outer": [IntInterval(1, None, closed="left"), None],
         "scale": [StrOptions(set(SCALINGS))],
-        "n_init": [Interval(Integral, 1, None, closed="left")],
+        "n_init": [IntInterval(1, None, closed="left")],
         # column indices; the workflow's "relevant" is resolved before the estimator is built
         "init_features": ["array-like", None],
-        "max_samples": [Interval(Integral, 1, None, closed="left"), None],
+        "max_samples": [IntInterval(1, None, closed="left"), None],
         "random_state": ["random_state"],
     }
 

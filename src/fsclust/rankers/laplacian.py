@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..graphs import BANDWIDTH_RULES, knn_graph, rbf_affinity
-from .base import FeatureRanker, constant_features
+from .base import FeatureRanker, IntInterval, constant_features
 
 VARIANTS = ("full", "numerator")
 
@@ -109,7 +109,7 @@ class LaplacianScore(FeatureRanker):
 
     _parameter_constraints: dict = {
         **FeatureRanker._parameter_constraints,
-        "n_neighbors": [Interval(Integral, 1, None, closed="left"), None],
+        "n_neighbors": [IntInterval(1, None, closed="left"), None],
         "t": [Interval(Real, 0, None, closed="neither"), None],
         "t_rule": [StrOptions(set(BANDWIDTH_RULES))],
         "weight": [StrOptions({"heat", "binary", "cosine"})],

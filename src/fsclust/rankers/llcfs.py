@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import time
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -24,7 +24,7 @@ from ..cluster.llc import (
     neighborhoods,
     relaxed_indicator,
 )
-from .base import FeatureRanker
+from .base import FeatureRanker, IntInterval
 
 log = logging.getLogger(__name__)
 
@@ -148,13 +148,13 @@ class LLCFS(FeatureRanker):
 
     _parameter_constraints: dict = {
         **FeatureRanker._parameter_constraints,
-        "n_clusters": [Interval(Integral, 1, None, closed="left")],
-        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "n_clusters": [IntInterval(1, None, closed="left")],
+        "n_neighbors": [IntInterval(1, None, closed="left")],
         "lam": [Interval(Real, 0, float("inf"), closed="neither")],
         "neighborhood": [StrOptions(set(NEIGHBORHOODS))],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [IntInterval(1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
-        "n_init": [Interval(Integral, 1, None, closed="left")],
+        "n_init": [IntInterval(1, None, closed="left")],
         "random_state": ["random_state"],
     }
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 import scipy.linalg
@@ -17,7 +17,7 @@ from sklearn.utils.arrayfuncs import cholesky_delete, min_pos
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..graphs import BANDWIDTH_RULES, knn_graph, laplacian, smallest_eigenvectors
-from .base import FeatureRanker
+from .base import FeatureRanker, IntInterval
 
 # Above this many samples the embedding uses ARPACK on the sparse graph instead of a dense eigh.
 _DENSE_MAX_N = 2000
@@ -526,10 +526,10 @@ class MCFS(FeatureRanker):
 
     _parameter_constraints: dict = {
         **FeatureRanker._parameter_constraints,
-        "n_clusters": [Interval(Integral, 1, None, closed="left")],
-        "n_eigenvectors": [Interval(Integral, 1, None, closed="left"), None],
-        "n_nonzero_coefs": [Interval(Integral, 1, None, closed="left"), None],
-        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "n_clusters": [IntInterval(1, None, closed="left")],
+        "n_eigenvectors": [IntInterval(1, None, closed="left"), None],
+        "n_nonzero_coefs": [IntInterval(1, None, closed="left"), None],
+        "n_neighbors": [IntInterval(1, None, closed="left")],
         "t": [Interval(Real, 0, None, closed="neither"), None],
         "t_rule": [StrOptions(set(BANDWIDTH_RULES))],
         "ridge": [Interval(Real, 0, None, closed="left")],

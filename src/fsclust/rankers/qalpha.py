@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 import scipy.linalg
@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..cluster._affinity import _check_n_clusters
 from ..cluster.kmeans import KMeans
 from ..graphs import largest_eigenvectors
-from .base import FeatureRanker, constant_features
+from .base import FeatureRanker, IntInterval, constant_features
 
 INITS = ("uniform", "random")
 
@@ -267,11 +267,11 @@ class QAlpha(FeatureRanker):
 
     _parameter_constraints: dict = {
         **FeatureRanker._parameter_constraints,
-        "n_clusters": [Interval(Integral, 1, None, closed="left")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "n_clusters": [IntInterval(1, None, closed="left")],
+        "max_iter": [IntInterval(1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "init": [StrOptions(set(INITS))],
-        "n_init": [Interval(Integral, 1, None, closed="left")],
+        "n_init": [IntInterval(1, None, closed="left")],
         "random_state": ["random_state"],
     }
 

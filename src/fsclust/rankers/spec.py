@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..graphs import BANDWIDTH_RULES, laplacian, rbf_affinity, smallest_eigenvectors
-from .base import FeatureRanker, constant_features
+from .base import FeatureRanker, IntInterval, constant_features
 
 STYLES = ("phi1", "phi2", "phi3")
 
@@ -178,8 +178,8 @@ class SPEC(FeatureRanker):
     _parameter_constraints: dict = {
         **FeatureRanker._parameter_constraints,
         "style": [StrOptions(set(STYLES))],
-        "power": [Interval(Integral, 1, None, closed="left")],
-        "n_clusters": [Interval(Integral, 1, None, closed="left"), None],
+        "power": [IntInterval(1, None, closed="left")],
+        "n_clusters": [IntInterval(1, None, closed="left"), None],
         "t": [Interval(Real, 0, None, closed="neither"), None],
         "t_rule": [StrOptions(set(BANDWIDTH_RULES))],
     }

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from numbers import Integral
-
 import numpy as np
-from sklearn.utils._param_validation import Interval
 
-from .base import FeatureRanker, mean_plus_std_rule
+from .base import FeatureRanker, IntInterval, mean_plus_std_rule
 
 
 class UFF(FeatureRanker):
@@ -82,8 +79,8 @@ class UFF(FeatureRanker):
 
     _parameter_constraints: dict = {
         **FeatureRanker._parameter_constraints,
-        "ddof": [Interval(Integral, 0, None, closed="left")],
-        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "ddof": [IntInterval(0, None, closed="left")],
+        "batch_size": [IntInterval(1, None, closed="left")],
     }
 
     def __init__(self, n_features_to_select=None, *, ddof=1, batch_size=1024):
