@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from ..cluster._affinity import _check_n_clusters
+from ..cluster.affinity import check_n_clusters
 from ..cluster.kmeans import KMeans
 from ..graphs import largest_eigenvectors
 from .base import FeatureRanker, constant_features
@@ -246,7 +246,7 @@ class KernelWeightingClustering(FeatureRanker):
     def _score(self, X, rng):
         n, d = X.shape
         c = self.n_clusters
-        _check_n_clusters(c, n)
+        check_n_clusters(c, n)
         if not self.bandwidth_factor > 0:
             raise ValueError(f"bandwidth_factor must be > 0, got {self.bandwidth_factor!r}.")
         if int(self.max_iter) < 1:

@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
-from ..cluster._affinity import _check_n_clusters
+from ..cluster.affinity import check_n_clusters
 from ..cluster.llc import (
     NEIGHBORHOODS,
     _check_llc_params,
@@ -167,7 +167,7 @@ class LLCFS(FeatureRanker):
     def _score(self, X, rng):
         n, d = X.shape
         c = self.n_clusters
-        _check_n_clusters(c, n)
+        check_n_clusters(c, n)
         _check_llc_params(self.n_neighbors, self.lam, n)
         if not (isinstance(self.max_iter, (int, np.integer)) and self.max_iter >= 1):
             raise ValueError(f"max_iter must be a positive int, got {self.max_iter!r}.")

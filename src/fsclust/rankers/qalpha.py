@@ -12,7 +12,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..cluster._affinity import _check_n_clusters
+from ..cluster.affinity import check_n_clusters
 from ..cluster.kmeans import KMeans
 from ..graphs import largest_eigenvectors
 from .base import FeatureRanker, constant_features
@@ -284,7 +284,7 @@ class QAlpha(FeatureRanker):
         self.n_features_to_select = n_features_to_select
 
     def _check_params(self, n_samples):
-        _check_n_clusters(self.n_clusters, n_samples)
+        check_n_clusters(self.n_clusters, n_samples)
         _check_int("max_iter", self.max_iter, 1)
         _check_int("n_init", self.n_init, 1)
         if isinstance(self.tol, bool) or not isinstance(self.tol, numbers.Real):
