@@ -40,8 +40,11 @@ def sklearn_seed(rng):
 
 
 def check_n_clusters(n_clusters, n_samples):
-    """Refuse more clusters than samples (an estimator's constraints check the type)."""
-    # the lower bound too: rankers that cluster call this before their own checks
+    """Refuse more clusters than samples, or a number of clusters that is not an int >= 1."""
+    # The type and lower bound repeat the clusterers' constraints for the rankers that cluster
+    # and call this without declaring n_clusters in _parameter_constraints yet.
+    if not isinstance(n_clusters, Integral) or isinstance(n_clusters, bool):
+        raise TypeError(f"n_clusters must be an int, got {n_clusters!r}.")
     if not 1 <= n_clusters <= n_samples:
         raise ValueError(
             f"n_clusters={n_clusters} must be between 1 and n_samples={n_samples}; ask for "
