@@ -33,7 +33,7 @@ from threadpoolctl import threadpool_limits
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-import fsclust.cluster._affinity  # noqa: E402
+import fsclust.cluster.affinity  # noqa: E402
 import fsclust.cluster.kernel_kmeans  # noqa: E402
 import fsclust.cluster.ncut  # noqa: E402
 import fsclust.cluster.spectral  # noqa: E402
@@ -59,7 +59,7 @@ CLUSTERER_SEED = 0
 # (module, function name, part of the sweep it is counted in)
 TIMED = [
     (fsclust.sweep, "squared_distances", "distances"),
-    (fsclust.cluster._affinity, "squared_distances", "distances"),
+    (fsclust.cluster.affinity, "squared_distances", "distances"),
     (fsclust.cluster.kernel_kmeans, "squared_distances", "distances"),
     (fsclust.cluster.ncut, "largest_eigenvectors", "eigensolver"),
     (fsclust.cluster.spectral, "smallest_eigenvectors", "eigensolver"),

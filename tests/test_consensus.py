@@ -205,7 +205,7 @@ def test_spectral_partitioner_is_the_spectral_computation():
     from sklearn.utils import check_random_state
 
     from fsclust.cluster import KMeans, SpectralClustering
-    from fsclust.cluster._affinity import _sklearn_seed
+    from fsclust.cluster.affinity import sklearn_seed
 
     rng = np.random.RandomState(2)
     labels = rng.randint(0, 4, (15, 40))
@@ -221,7 +221,7 @@ def test_spectral_partitioner_is_the_spectral_computation():
     U, _, Vt = np.linalg.svd(S, full_matrices=False)
     emb = np.vstack([U[:, :3], Vt[:3].T])
     emb /= np.linalg.norm(emb, axis=1, keepdims=True)
-    seed = _sklearn_seed(check_random_state(7))
+    seed = sklearn_seed(check_random_state(7))
     expected = KMeans(n_clusters=3, n_init=10, random_state=seed).fit(emb).labels_[:40]
     assert np.array_equal(hbgf_consensus(labels, 3, random_state=7, partitioner="spectral"),
                           expected)

@@ -87,7 +87,7 @@ def test_online_kmeans_is_deterministic_and_keeps_the_best_restart():
     from sklearn.cluster import KMeans as SklearnKMeans
     from sklearn.utils import check_random_state
 
-    from fsclust.cluster._affinity import _sklearn_seed
+    from fsclust.cluster.affinity import sklearn_seed
 
     X, _ = make_blobs(80, centers=3, cluster_std=3.0, random_state=5)
     a = KMeans(3, init="random", n_init=3, random_state=2, online_phase=True).fit(X)
@@ -100,6 +100,6 @@ def test_online_kmeans_is_deterministic_and_keeps_the_best_restart():
     sses = []
     for _ in range(3):
         batch = SklearnKMeans(3, init="random", n_init=1, algorithm="lloyd",
-                              random_state=_sklearn_seed(rng)).fit(X)
+                              random_state=sklearn_seed(rng)).fit(X)
         sses.append(online_phase(X, batch.labels_, 3)[2])
     assert a.inertia_ == pytest.approx(min(sses), rel=1e-12)

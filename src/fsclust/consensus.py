@@ -27,7 +27,7 @@ from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits
 
 from fsclust.cluster import KMeans, SpectralClustering
-from fsclust.cluster._affinity import _sklearn_seed
+from fsclust.cluster.affinity import sklearn_seed
 
 __all__ = [
     "arimm",
@@ -125,7 +125,7 @@ def _fill_ensemble(X, labels, ks, n_iter, rng, n_sub, k_mode, n_clusters, k_max,
         else:
             raise ValueError(f'k_mode must be "random" or "fixed", got {k_mode!r}.')
         model = KMeans(n_clusters=k, init="random", n_init=1, max_iter=max_iter,
-                       random_state=_sklearn_seed(rng))
+                       random_state=sklearn_seed(rng))
         model.fit(X[:, features])
         labels[t], ks[t], n_iter[t] = model.labels_, k, model.n_iter_
 
@@ -311,7 +311,7 @@ def metis_partition(W, n_parts, *, random_state=None, weight_scale=WEIGHT_SCALE,
     if abs(W - W.T).max() > 1e-12 * max(1.0, abs(W).max()):
         raise ValueError("W must be symmetric (an undirected graph); pass (W + W.T) / 2.")
     rng = check_random_state(random_state)
-    seed = _sklearn_seed(rng)
+    seed = sklearn_seed(rng)
     if n_parts == 1:
         return np.zeros(n, dtype=np.intp)
     W = W.tolil()
@@ -398,7 +398,7 @@ def hbgf_consensus(labels, n_clusters, random_state=None, partitioner="metis"):
     norms = np.linalg.norm(emb, axis=1, keepdims=True)
     emb = emb / np.where(norms > 0, norms, 1.0)
     rng = check_random_state(random_state)
-    model = KMeans(n_clusters=int(n_clusters), n_init=10, random_state=_sklearn_seed(rng))
+    model = KMeans(n_clusters=int(n_clusters), n_init=10, random_state=sklearn_seed(rng))
     return model.fit(emb).labels_[:n]
 
 

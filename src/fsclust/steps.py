@@ -115,7 +115,7 @@ def load_view(data_path, dataset, seed, class_draw=None):
 # method selects itself (n_features_selected_), and its own clustering (labels_, evaluated
 # against the classes).
 SIDECAR_ATTRIBUTES = ("n_iter_", "objective_history_", "n_features_selected_", "t_",
-                      "selected_features_", "accuracy_path_", "n_features_path_",
+                      "selected_features_", "n_features_path_",
                       "effective_features_history_", "isolated_history_",
                       "components_history_")
 

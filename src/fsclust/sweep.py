@@ -5,14 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from fsclust.cluster.kernel_kmeans import (
-    SCALINGS,
-    KernelKMeans,
-    scale_features,
-    scaled_sq_distances,
-)
-from fsclust.cluster.ncut import NormalizedCut
-from fsclust.cluster.spectral import SpectralClustering
+from fsclust.cluster import distance_space
+from fsclust.cluster.kernel_kmeans import scale_features, scaled_sq_distances
 from fsclust.graphs import squared_distances
 from fsclust.metrics import evaluate
 from fsclust.registry import make_clusterer
@@ -92,21 +86,6 @@ def accumulated_sq_distances(X, ranking, grid):
         yield m, D2
 
 
-def _distance_space(model):
-    """The squared distances ``model.fit`` accepts as ``sq_distances``, or None.
-
-    ``"none"``: of the features as given (graph clusterers with the RBF affinity); a scaling
-    of :func:`~fsclust.cluster.kernel_kmeans.scale_features`: of the scaled features (kernel
-    k-means with the Gaussian kernel). Others (k-means, kNN or precomputed graphs, linear or
-    precomputed kernels) cluster the features themselves.
-    """
-    if isinstance(model, (NormalizedCut, SpectralClustering)):
-        return "none" if model.affinity == "rbf" else None
-    if isinstance(model, KernelKMeans):
-        return model.scale if model.kernel == "rbf" and model.scale in SCALINGS else None
-    return None
-
-
 def sweep_labels(X, ranking, grid, clusterers, *, n_clusters, random_states,
                  reuse_distances=True):
     """The partitions of :func:`run_sweep`, before scoring: ``{(key, m): labels}``.
@@ -133,7 +112,8 @@ def sweep_labels(X, ranking, grid, clusterers, *, n_clusters, random_states,
         return make_clusterer(spec["method"], spec.get("params"), n_clusters=n_clusters,
                               random_state=random_states[key])
 
-    space = {key: _distance_space(build(key)) if reuse_distances else None for key in clusterers}
+    # the squared distances each clusterer's fit accepts (its tag), None: it needs the features
+    space = {key: distance_space(build(key)) if reuse_distances else None for key in clusterers}
     # One running sum per feature space, shared by every clusterer of that space: the raw
     # features, and the z-scored ones (both kernel k-means scalings: z-scoring acts on each
     # column alone, and "zscore-sqrt-d" only divides the squared distances by m).

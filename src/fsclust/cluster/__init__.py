@@ -5,5 +5,9 @@ from .kmeans import KMeans
 from .llc import LLC
 from .ncut import NormalizedCut
 from .spectral import SpectralClustering
+from .tags import ClustererTags, distance_space
 
-__all__ = ["KMeans", "KernelKMeans", "LLC", "NormalizedCut", "SpectralClustering"]
+__all__ = [
+    "KMeans", "KernelKMeans", "LLC", "NormalizedCut", "SpectralClustering", "ClustererTags",
+    "distance_space",
+]

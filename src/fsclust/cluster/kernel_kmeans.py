@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
-from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
 from ..graphs import squared_distances
-from ._affinity import _check_n_clusters, _check_sq_distances
+from .affinity import CLUSTERER_PARAMETERS, check_n_clusters, check_sq_distances
+from .tags import clusterer_tags
 
 KERNELS = ("rbf", "linear", "precomputed")
 SCALINGS = ("none", "zscore", "zscore-sqrt-d")
@@ -91,7 +95,16 @@ def scaled_sq_distances(X, scale):
     return squared_distances(scale_features(X, scale))
 
 
-def _one_hot(labels, n_clusters):
+def one_hot(labels, n_clusters):
+    """The assignment matrix ``Z`` (n, c): ``Z_ik = 1`` when sample ``i`` is in cluster ``k``.
+
+    Examples
+    --------
+    >>> one_hot(np.array([1, 0, 1]), 2)
+    array([[0., 1.],
+           [1., 0.],
+           [0., 1.]])
+    """
     Z = np.zeros((labels.shape[0], n_clusters))
     Z[np.arange(labels.shape[0]), labels] = 1.0
     return Z
@@ -115,7 +128,7 @@ def centroid_distances(K, labels, n_clusters, diag=None):
     -------
     dist : ndarray of shape (n, n_clusters)
     """
-    Z = _one_hot(labels, n_clusters)
+    Z = one_hot(labels, n_clusters)
     sizes = Z.sum(axis=0)
     KZ = K @ Z
     within = np.einsum("ik,ik->k", Z, KZ)
@@ -182,7 +195,7 @@ def kernel_kmeans(K, n_clusters, *, init_labels=None, init_centers=None, max_ite
     if np.bincount(labels, minlength=n_clusters).min() == 0:
         labels = _fill_empty(centroid_distances(K, labels, n_clusters, diag), labels, n_clusters)
     rows = np.arange(n)
-    Z = _one_hot(labels, n_clusters)
+    Z = one_hot(labels, n_clusters)
     # K Z is updated with the columns of the samples that moved only: after the first
     # iterations few samples move, so an iteration costs O(n * moved) instead of O(n^2 c)
     KZ = K @ Z
@@ -281,6 +294,15 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
     True
     """
 
+    _parameter_constraints: dict = {
+        **CLUSTERER_PARAMETERS,
+        "kernel": [StrOptions(set(KERNELS))],
+        "sigma": [Interval(Real, 0, None, closed="neither")],
+        "scale": [StrOptions(set(SCALINGS))],
+        "n_init": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+    }
+
     def __init__(self, n_clusters=8, *, kernel="rbf", sigma=1.0, scale="none", n_init=10,
                  max_iter=300, random_state=None):
         self.n_clusters = n_clusters
@@ -294,27 +316,24 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
     def _kernel(self, X, sq_distances=None):
         if sq_distances is not None and self.kernel != "rbf":
             raise ValueError(
-                f"sq_distances can only be used with kernel='rbf', not kernel={self.kernel!r}."
+                f"sq_distances can only be used with kernel='rbf', not kernel={self.kernel!r}; "
+                "leave sq_distances out."
             )
         if self.kernel == "precomputed":
             if X.shape[0] != X.shape[1]:
-                raise ValueError(f"A precomputed kernel must be square, got shape {X.shape}.")
+                raise ValueError(f"A precomputed kernel must be square, got shape {X.shape}; "
+                                 "pass K, or the features with kernel='rbf' or 'linear'.")
             return X
         if self.kernel == "rbf":
-            if not float(self.sigma) > 0:
-                raise ValueError(f"sigma must be > 0, got {self.sigma!r}.")
             if sq_distances is None:
                 D2 = scaled_sq_distances(X, self.scale)
             else:
-                if self.scale not in SCALINGS:
-                    raise ValueError(f"scale must be one of {SCALINGS}, got {self.scale!r}.")
-                D2 = _check_sq_distances(sq_distances, X.shape[0])
+                D2 = check_sq_distances(sq_distances, X.shape[0])
             return _gaussian_from_sq_distances(D2, self.sigma)
-        if self.kernel == "linear":
-            Xs = scale_features(X, self.scale)
-            return Xs @ Xs.T
-        raise ValueError(f"kernel must be one of {KERNELS}, got {self.kernel!r}.")
+        Xs = scale_features(X, self.scale)  # the linear kernel
+        return Xs @ Xs.T
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, *, sq_distances=None):
         """Cluster the rows of ``X`` (or the samples of a precomputed kernel).
 
@@ -334,15 +353,19 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
         self : KernelKMeans
         """
         X = validate_data(self, X, dtype=np.float64)
-        _check_n_clusters(self.n_clusters, X.shape[0])
-        if int(self.n_init) < 1:
-            raise ValueError(f"n_init must be >= 1, got {self.n_init!r}.")
+        check_n_clusters(self.n_clusters, X.shape[0])
         rng = check_random_state(self.random_state)
         K = self._kernel(X, sq_distances)
         best = None
-        for _ in range(int(self.n_init)):
+        for _ in range(self.n_init):
             run = kernel_kmeans(K, self.n_clusters, max_iter=self.max_iter, random_state=rng)
             if best is None or run[1] < best[1]:
                 best = run
         self.labels_, self.energy_, self.n_iter_, self.objective_history_ = best
         return self
+
+    def __sklearn_tags__(self):
+        # the Gaussian kernel is a function of the squared distances of the scaled features;
+        # an unknown scale names no space, so the sweep leaves it to fit's validation
+        space = self.scale if self.kernel == "rbf" and self.scale in SCALINGS else None
+        return clusterer_tags(super().__sklearn_tags__(), sq_distance_space=space)

@@ -3,13 +3,16 @@ MATLAB's online phase as an option."""
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
-from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.cluster import KMeans as _SklearnKMeans
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._affinity import _check_n_clusters, _sklearn_seed
+from .affinity import CLUSTERER_PARAMETERS, check_n_clusters, sklearn_seed
 
 
 class KMeans(ClusterMixin, BaseEstimator):
@@ -69,6 +72,15 @@ class KMeans(ClusterMixin, BaseEstimator):
     True
     """
 
+    _parameter_constraints: dict = {
+        **CLUSTERER_PARAMETERS,
+        "init": [StrOptions({"k-means++", "random"})],
+        "n_init": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "online_phase": ["boolean"],
+    }
+
     def __init__(
         self, n_clusters=8, *, init="k-means++", n_init=10, max_iter=300, tol=1e-4,
         random_state=None, online_phase=False,
@@ -81,6 +93,7 @@ class KMeans(ClusterMixin, BaseEstimator):
         self.random_state = random_state
         self.online_phase = online_phase
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Cluster the rows of ``X``.
 
@@ -94,10 +107,10 @@ class KMeans(ClusterMixin, BaseEstimator):
         self : KMeans
         """
         X = validate_data(self, X, dtype=np.float64)
-        _check_n_clusters(self.n_clusters, X.shape[0])
+        check_n_clusters(self.n_clusters, X.shape[0])
         rng = check_random_state(self.random_state)
         if not self.online_phase:
-            self._kmeans = self._batch(self.n_init, _sklearn_seed(rng)).fit(X)
+            self._kmeans = self._batch(self.n_init, sklearn_seed(rng)).fit(X)
             self.labels_ = self._kmeans.labels_.astype(np.intp, copy=False)
             self.cluster_centers_ = self._kmeans.cluster_centers_
             self.inertia_ = float(self._kmeans.inertia_)
@@ -107,7 +120,7 @@ class KMeans(ClusterMixin, BaseEstimator):
         best = None
         # one seed per restart, the first the one a batch-only fit uses
         for _ in range(int(self.n_init)):
-            batch = self._batch(1, _sklearn_seed(rng)).fit(X)
+            batch = self._batch(1, sklearn_seed(rng)).fit(X)
             labels, centers, sse, moves = online_phase(
                 X, batch.labels_, self.n_clusters, max_moves=self.max_iter * X.shape[0])
             if best is None or sse < best[3]:

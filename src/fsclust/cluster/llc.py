@@ -16,16 +16,18 @@ samples, and never a ``d x d`` system (the push-through/Woodbury form).
 from __future__ import annotations
 
 import logging
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
-from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
 from ..graphs import smallest_eigenvectors
-from ._affinity import _check_n_clusters
+from .affinity import CLUSTERER_PARAMETERS, check_n_clusters
 from .kmeans import KMeans
 
 log = logging.getLogger(__name__)
@@ -56,7 +58,8 @@ def knn_mask(D2, k):
     """
     n = D2.shape[0]
     if not 1 <= k <= n - 1:
-        raise ValueError(f"n_neighbors={k} must be between 1 and n_samples - 1 = {n - 1}.")
+        raise ValueError(f"n_neighbors={k} must be between 1 and n_samples - 1 = {n - 1}; "
+                         "use fewer neighbours.")
     D = np.array(D2, dtype=np.float64)
     np.fill_diagonal(D, np.inf)
     kth = np.partition(D, k - 1, axis=1)[:, k - 1]
@@ -192,14 +195,13 @@ def discretize(Y, n_clusters, method, random_state, n_init=10):
     raise ValueError(f"unknown discretize {method!r}; valid: {', '.join(DISCRETIZATIONS)}")
 
 
-def _check_llc_params(n_neighbors, lam, n_samples):
-    if not isinstance(n_neighbors, (int, np.integer)) or isinstance(n_neighbors, bool):
-        raise TypeError(f"n_neighbors must be an int, got {n_neighbors!r}.")
-    if not 1 <= n_neighbors <= n_samples - 1:
-        raise ValueError(f"n_neighbors={n_neighbors} must be between 1 and "
-                         f"n_samples - 1 = {n_samples - 1}.")
-    if not (np.isfinite(lam) and lam > 0):
-        raise ValueError(f"lam must be a positive finite number, got {lam!r}.")
+def check_n_neighbors(n_neighbors, n_samples):
+    """One line naming the fix when ``n_neighbors`` leaves no valid neighbourhood: each
+    sample needs ``n_neighbors`` others (the value's type and sign are the estimators'
+    declared constraints)."""
+    if n_neighbors > n_samples - 1:
+        raise ValueError(f"n_neighbors={n_neighbors} must be at most n_samples - 1 = "
+                         f"{n_samples - 1}; give a smaller n_neighbors.")
 
 
 class LLC(ClusterMixin, BaseEstimator):
@@ -257,6 +259,17 @@ class LLC(ClusterMixin, BaseEstimator):
     True
     """
 
+    _parameter_constraints: dict = {
+        **CLUSTERER_PARAMETERS,
+        # at most n_samples - 1: checked in fit, against the data
+        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "lam": [Interval(Real, 0, None, closed="neither")],
+        "append_one": ["boolean"],
+        "neighborhood": [StrOptions(set(NEIGHBORHOODS))],
+        "discretize": [StrOptions(set(DISCRETIZATIONS))],
+        "n_init": [Interval(Integral, 1, None, closed="left")],
+    }
+
     def __init__(self, n_clusters=2, *, n_neighbors=30, lam=1.0, append_one=True,
                  neighborhood="mutual", discretize="kmeans", n_init=10, random_state=None):
         self.n_clusters = n_clusters
@@ -268,6 +281,7 @@ class LLC(ClusterMixin, BaseEstimator):
         self.n_init = n_init
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Cluster the rows of ``X``.
 
@@ -282,11 +296,7 @@ class LLC(ClusterMixin, BaseEstimator):
         """
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         n = X.shape[0]
-        _check_n_clusters(self.n_clusters, n)
-        _check_llc_params(self.n_neighbors, self.lam, n)
-        if self.discretize not in DISCRETIZATIONS:
-            raise ValueError(f"unknown discretize {self.discretize!r}; "
-                             f"valid: {', '.join(DISCRETIZATIONS)}")
+        check_n_clusters(self.n_clusters, n)
         rng = check_random_state(self.random_state)
         gram = X @ X.T
         gram = (gram + gram.T) / 2.0

@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
 from ..graphs import largest_eigenvectors
-from ._affinity import _build_affinity, _check_n_clusters, _sklearn_seed
+from .affinity import (
+    CLUSTERER_PARAMETERS,
+    GRAPH_PARAMETERS,
+    build_affinity,
+    check_n_clusters,
+    graph_clusterer_tags,
+    sklearn_seed,
+)
 
 #: Discretisations of the relaxed Ncut solution (``NormalizedCut(discretization=...)``).
 DISCRETIZATIONS = ("sklearn", "ncutW")
@@ -122,6 +132,14 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
     True
     """
 
+    _parameter_constraints: dict = {
+        **CLUSTERER_PARAMETERS,
+        **GRAPH_PARAMETERS,
+        "offset": [Interval(Real, 0, None, closed="left")],
+        "min_affinity": [Interval(Real, 0, None, closed="left")],
+        "discretization": [StrOptions(set(DISCRETIZATIONS))],
+    }
+
     def __init__(
         self, n_clusters=8, *, affinity="rbf", t=None, t_rule="seed000", n_neighbors=10,
         offset=0.0, min_affinity=0.0, discretization="sklearn", random_state=None,
@@ -136,6 +154,7 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
         self.discretization = discretization
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, *, sq_distances=None):
         """Cluster the samples.
 
@@ -160,17 +179,10 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
             self, X, dtype=np.float64, ensure_min_samples=2,
             accept_sparse=["csr", "csc", "coo"] if precomputed else False,
         )
-        _check_n_clusters(self.n_clusters, X.shape[0])
-        if not self.offset >= 0:
-            raise ValueError(f"offset must be >= 0, got {self.offset}.")
-        if self.discretization not in DISCRETIZATIONS:
-            raise ValueError(
-                f"discretization must be one of {', '.join(DISCRETIZATIONS)}, got "
-                f"{self.discretization!r}."
-            )
+        check_n_clusters(self.n_clusters, X.shape[0])
         ncutw = self.discretization == "ncutW"
         rng = check_random_state(self.random_state)
-        W, self.t_ = _build_affinity(X, self.affinity, self.t, self.t_rule, self.n_neighbors,
+        W, self.t_ = build_affinity(X, self.affinity, self.t, self.t_rule, self.n_neighbors,
                                      sq_distances=sq_distances)
         if self.min_affinity > 0:
             W = _sparsify(W, self.min_affinity)
@@ -199,10 +211,7 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
         return self
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self.affinity == "precomputed"
-        tags.input_tags.sparse = self.affinity == "precomputed"
-        return tags
+        return graph_clusterer_tags(super().__sklearn_tags__(), self.affinity)
 
 
 def _sparsify(W, threshold):
@@ -276,7 +285,7 @@ def _ncut_labels(W, n_clusters, offset, rng, ncutw=False):
     else:
         M = inv_sqrt_d[:, None] * (W + offset * np.eye(W.shape[0])) * inv_sqrt_d[None, :]
         M = 0.5 * (M + M.T)
-    _, V = largest_eigenvectors(M, n_clusters, random_state=_sklearn_seed(rng))
+    _, V = largest_eigenvectors(M, n_clusters, random_state=sklearn_seed(rng))
     Z = V * inv_sqrt_d[:, None]
     if ncutw:
         return discretize_ncutw(Z)
@@ -296,7 +305,7 @@ def _ncut_labels(W, n_clusters, offset, rng, ncutw=False):
         # so give it a uniform row, which the rotation assigns to one cluster. scikit-learn
         # would divide by zero and assign it from NaNs.
         Z[zero_rows] = np.abs(Z).max() * 1e-6
-    return discretize(Z, random_state=_sklearn_seed(rng))
+    return discretize(Z, random_state=sklearn_seed(rng))
 
 
 def discretize_ncutw(Z, max_iter=20):

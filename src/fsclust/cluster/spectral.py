@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
-from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
 from ..graphs import laplacian as graph_laplacian
 from ..graphs import smallest_eigenvectors
-from ._affinity import _build_affinity, _check_n_clusters, _sklearn_seed
+from .affinity import (
+    CLUSTERER_PARAMETERS,
+    GRAPH_PARAMETERS,
+    build_affinity,
+    check_n_clusters,
+    graph_clusterer_tags,
+    sklearn_seed,
+)
 from .kmeans import KMeans
 
 LAPLACIANS = ("unnormalized", "rw", "sym")
@@ -84,6 +94,14 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
     True
     """
 
+    _parameter_constraints: dict = {
+        **CLUSTERER_PARAMETERS,
+        **GRAPH_PARAMETERS,
+        "laplacian": [StrOptions(set(LAPLACIANS))],
+        "weight": [StrOptions({"heat", "binary"})],
+        "n_init": [Interval(Integral, 1, None, closed="left")],
+    }
+
     def __init__(
         self, n_clusters=8, *, laplacian="sym", affinity="rbf", t=None, t_rule="median",
         n_neighbors=10, weight="heat", n_init=10, random_state=None,
@@ -98,6 +116,7 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         self.n_init = n_init
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, *, sq_distances=None):
         """Cluster the samples.
 
@@ -117,33 +136,31 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         -------
         self : SpectralClustering
         """
-        if self.laplacian not in LAPLACIANS:
-            raise ValueError(f"laplacian must be one of {LAPLACIANS}, got {self.laplacian!r}.")
         precomputed = self.affinity == "precomputed"
         X = validate_data(
             self, X, dtype=np.float64, ensure_min_samples=2,
             accept_sparse=["csr", "csc", "coo"] if precomputed else False,
         )
-        _check_n_clusters(self.n_clusters, X.shape[0])
+        check_n_clusters(self.n_clusters, X.shape[0])
         rng = check_random_state(self.random_state)
-        W, self.t_ = _build_affinity(
+        W, self.t_ = build_affinity(
             X, self.affinity, self.t, self.t_rule, self.n_neighbors, self.weight,
             sq_distances=sq_distances,
         )
         c = self.n_clusters
         if self.laplacian == "unnormalized":
             L, _ = graph_laplacian(W, "unnormalized")
-            eigenvalues, U = smallest_eigenvectors(L, c, random_state=_sklearn_seed(rng))
+            eigenvalues, U = smallest_eigenvectors(L, c, random_state=sklearn_seed(rng))
         else:
             L_sym, d = graph_laplacian(W, "sym")
-            eigenvalues, V = smallest_eigenvectors(L_sym, c, random_state=_sklearn_seed(rng))
+            eigenvalues, V = smallest_eigenvectors(L_sym, c, random_state=sklearn_seed(rng))
             if self.laplacian == "rw":
                 # generalised eigenvectors of (L, D_g), cheaper and better conditioned this way
                 U = V / np.sqrt(d)[:, None]
             else:
                 norms = np.linalg.norm(V, axis=1, keepdims=True)
                 U = np.divide(V, norms, out=np.zeros_like(V), where=norms > 0)
-        kmeans = KMeans(n_clusters=c, n_init=self.n_init, random_state=_sklearn_seed(rng))
+        kmeans = KMeans(n_clusters=c, n_init=self.n_init, random_state=sklearn_seed(rng))
         self.labels_ = kmeans.fit(U).labels_
         self.embedding_ = U
         self.eigenvalues_ = eigenvalues
@@ -151,7 +168,4 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         return self
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self.affinity == "precomputed"
-        tags.input_tags.sparse = self.affinity == "precomputed"
-        return tags
+        return graph_clusterer_tags(super().__sklearn_tags__(), self.affinity)

@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval
 
-from ..cluster._affinity import _check_n_clusters
+from ..cluster.affinity import check_n_clusters
 from ..cluster.kmeans import KMeans
 from ..graphs import largest_eigenvectors
 from .base import FeatureRanker, IntInterval
@@ -260,7 +260,7 @@ class KernelWeightingClustering(FeatureRanker):
     def _score(self, X, rng):
         n, d = X.shape
         c = self.n_clusters
-        _check_n_clusters(c, n)
+        check_n_clusters(c, n)
 
         self.bandwidths_ = feature_bandwidths(X, self.bandwidth_factor)
         active = np.flatnonzero(~self.constant_mask_ & (self.bandwidths_ > 0))

@@ -7,8 +7,8 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..cluster._affinity import _check_n_clusters
-from ..cluster.kernel_kmeans import SCALINGS, _one_hot, kernel_kmeans, scale_features
+from ..cluster.affinity import check_n_clusters
+from ..cluster.kernel_kmeans import SCALINGS, kernel_kmeans, one_hot, scale_features
 from ..graphs import squared_distances
 from .base import FeatureRanker, IntInterval
 
@@ -37,7 +37,7 @@ def anisotropic_kernel(X, v, Y=None):
 def centroid_distance_matrix(K, labels, n_clusters):
     """``H (n, c)``: ``H_ik = 1 - (2/N_k) sum_{b in C_k} K_ib + (1/N_k^2) sum_{a,b in C_k} K_ab``
     (seed 002 eq. (19), with ``K_ii = 1``), and the one-hot ``Z`` and sizes ``N``."""
-    Z = _one_hot(labels, n_clusters)
+    Z = one_hot(labels, n_clusters)
     sizes = Z.sum(axis=0)
     KZ = K @ Z
     within = np.einsum("ik,ik->k", Z, KZ)
@@ -339,12 +339,12 @@ class KPKMeans(FeatureRanker):
     def _score(self, X, rng):
         """Learn the scaling factors ``v`` and the partition; ``v`` is the score."""
         n_samples, d = X.shape
-        _check_n_clusters(self.n_clusters, n_samples)
+        check_n_clusters(self.n_clusters, n_samples)
         c = int(self.n_clusters)
         Xs = scale_features(X, self.scale)
         if self.max_samples is not None and n_samples > int(self.max_samples):
             idx = np.sort(rng.choice(n_samples, int(self.max_samples), replace=False))
-            _check_n_clusters(self.n_clusters, idx.size)
+            check_n_clusters(self.n_clusters, idx.size)
         else:
             idx = np.arange(n_samples)
         Xf = Xs[idx]
@@ -463,7 +463,7 @@ class KPKMeans(FeatureRanker):
         else:
             Kx = anisotropic_kernel(Xs[:, alive], v[alive], Xs[idx][:, alive])
             Kf = anisotropic_kernel(Xs[idx][:, alive], v[alive])
-        Z = _one_hot(labels, c)
+        Z = one_hot(labels, c)
         sizes = Z.sum(axis=0)
         within = np.einsum("ik,ik->k", Z, Kf @ Z)
         dist = -2.0 * (Kx @ Z) / sizes + within / sizes**2  # K_ii = 1 is common to all k

@@ -12,10 +12,10 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..cluster._affinity import _check_n_clusters
+from ..cluster.affinity import check_n_clusters
 from ..cluster.llc import (
     NEIGHBORHOODS,
-    _check_llc_params,
+    check_n_neighbors,
     centred_local_fits,
     discretize,
     gram_distances,
@@ -182,8 +182,8 @@ class LLCFS(FeatureRanker):
     def _score(self, X, rng):
         n, d = X.shape
         c = self.n_clusters
-        _check_n_clusters(c, n)
-        _check_llc_params(self.n_neighbors, self.lam, n)
+        check_n_clusters(c, n)
+        check_n_neighbors(self.n_neighbors, n)
         tau = np.full(d, 1.0 / d)
         history, effective, isolated, components = [], [], [], []
         timings = {stage: [] for stage in STAGES}

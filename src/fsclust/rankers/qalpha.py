@@ -13,7 +13,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ..cluster._affinity import _check_n_clusters
+from ..cluster.affinity import check_n_clusters
 from ..cluster.kmeans import KMeans
 from ..graphs import largest_eigenvectors
 from .base import FeatureRanker, IntInterval, constant_features
@@ -289,7 +289,7 @@ class QAlpha(FeatureRanker):
 
     def _score(self, X, rng):
         n, D = X.shape
-        _check_n_clusters(self.n_clusters, n)
+        check_n_clusters(self.n_clusters, n)
         c = self.n_clusters
         M_all = normalized_feature_rows(X)
         active = np.flatnonzero(np.any(M_all, axis=1))
