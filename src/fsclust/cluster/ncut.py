@@ -38,8 +38,8 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
         each feature subset, as Zeng & Cheung 2008 do).
     t : float, default=None
         Heat-kernel parameter; None: from ``t_rule`` on the given columns.
-    t_rule : {"seed000", "cai", "median"}, default="seed000"
-        ``"seed000"`` is Zeng & Cheung's ``t = 0.0025 * max_ij ||x_i - x_j||^2``.
+    t_rule : {"zeng2008", "cai", "median"}, default="zeng2008"
+        ``"zeng2008"`` is Zeng & Cheung's ``t = 0.0025 * max_ij ||x_i - x_j||^2``.
     n_neighbors : int, default=10
         ``k`` of the kNN graph (``affinity="knn"`` only).
     offset : float, default=0.0
@@ -77,7 +77,7 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
     - No diagonal offset by default. With seed 000's narrow kernel the
       off-diagonal affinities are as small as ``exp(-400) ~ 1e-174``, and any O(1) diagonal
       makes the normalised matrix numerically the identity. Float64 holds these values: the
-      smallest possible weight under the ``"seed000"`` rule is ``exp(-400)``, far above the
+      smallest possible weight under the ``"zeng2008"`` rule is ``exp(-400)``, far above the
       float64 underflow (``~1e-308``), and scipy's normalisation divides by ``sqrt(d_i)`` and
       ``sqrt(d_j)`` in turn, so no product of two tiny degrees is formed.
     - scikit-learn's Laplacian (``scipy.sparse.csgraph.laplacian``) ignores the diagonal of
@@ -123,7 +123,7 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
     """
 
     def __init__(
-        self, n_clusters=8, *, affinity="rbf", t=None, t_rule="seed000", n_neighbors=10,
+        self, n_clusters=8, *, affinity="rbf", t=None, t_rule="zeng2008", n_neighbors=10,
         offset=0.0, min_affinity=0.0, discretization="sklearn", random_state=None,
     ):
         self.n_clusters = n_clusters

@@ -33,7 +33,7 @@ class LaplacianScore(FeatureRanker):
         versa, the sample itself excluded). None: the complete graph, ``W_ii = 0``.
     t : float, default=None
         Heat-kernel parameter of ``W_ij = exp(-||x_i - x_j||^2 / t)``. None: ``t_rule``.
-    t_rule : {"cai", "seed000", "median"}, default="cai"
+    t_rule : {"cai", "zeng2008", "median"}, default="cai"
         ``"cai"``: ``t = 2 (mean pairwise distance)^2``, as in Cai's ``constructW``; see
         :func:`fsclust.graphs.bandwidth`.
     weight : {"heat", "binary", "cosine"}, default="heat"

@@ -144,7 +144,7 @@ class SPEC(FeatureRanker):
         ``k`` of phi3.
     t : float or None, default=None
         Kernel parameter; None: ``t_rule``.
-    t_rule : {"cai", "seed000", "median"}, default="cai"
+    t_rule : {"cai", "zeng2008", "median"}, default="cai"
 
     Attributes
     ----------
