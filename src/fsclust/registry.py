@@ -39,7 +39,7 @@ CLUSTERERS = {
     "spectral-unnormalized": ("fsclust.cluster.spectral:SpectralClustering", {"laplacian": "unnormalized"}),
     "spectral-rw": ("fsclust.cluster.spectral:SpectralClustering", {"laplacian": "rw"}),
     "njw": ("fsclust.cluster.spectral:SpectralClustering", {"laplacian": "sym"}),
-    # kernel k-means (hand-written), Gaussian sigma = 1 on seed 002's "normalized data"
+    # kernel k-means (hand-written), Gaussian sigma = 1 on Maldonado et al. 2015's "normalized data"
     "kernel_kmeans": ("fsclust.cluster.kernel_kmeans:KernelKMeans", {}),
     # local learning based clustering (Wu & Schölkopf), linear kernel, mutual neighbours
     "llc": ("fsclust.cluster.llc:LLC", {}),

@@ -604,7 +604,7 @@ def draw_classes(ds, n_classes, random_state):
     """Keep ``n_classes`` classes drawn at random without replacement (e.g. 5 PIE subjects).
 
     One draw per repeat: the workflow passes the same ``random_state`` to every method and
-    clusterer of a repeat, so all of them see the same subjects (seed 000 protocol).
+    clusterer of a repeat, so all of them see the same subjects (Zeng & Cheung 2008's protocol).
 
     Examples
     --------

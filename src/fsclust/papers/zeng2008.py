@@ -1,4 +1,4 @@
-"""Zeng & Cheung 2008 (seed 000): Figures 2 and 3, best/mean table, iterations, checked claims.
+"""Zeng & Cheung 2008: Figures 2 and 3, best/mean table, iterations, checked claims.
 
 The workflow's paper step is :func:`report` (rule ``zeng2008_report``); the functions it calls
 are public for use on results produced elsewhere.
