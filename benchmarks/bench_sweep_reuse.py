@@ -6,7 +6,7 @@ Data: the full PIE C27 Haar features (1428 x 1280, 68 classes) and two gene sets
 (monti-st-leukemia 248 x 985, su-2002-multitissue 102 x 5565), prepared from the raw files of
 the offline mirror (``$FSCLUST_MIRROR``, else ``../shared/data`` beside the checkout) with the
 catalog's recipes. Each set is swept over the zeng2008 grid (values above d dropped, d
-appended) along a random ranking with a fixed seed, with Zeng & Cheung's Ncut (t_rule seed000,
+appended) along a random ranking with a fixed seed, with Zeng & Cheung's Ncut (t_rule zeng2008,
 offset 0) and with kernel k-means (sigma 1, scale zscore-sqrt-d, n_init 10), one clusterer per
 run_sweep call.
 
@@ -49,7 +49,7 @@ DATASETS = ("pie-c27", "monti-st-leukemia", "su-2002-multitissue")
 ZENG2008_GRID = [10, 20, 30, 40, 50, 75, 100, 150, 200, 300, 400, 500, 600, 700, 800, 900,
                  1000, 1250, 1500, 2000, 3000, 4000, 5000]
 CLUSTERERS = {
-    "ncut": {"method": "ncut", "params": {"t_rule": "seed000", "offset": 0.0}},
+    "ncut": {"method": "ncut", "params": {"t_rule": "zeng2008", "offset": 0.0}},
     "kernel_kmeans": {"method": "kernel_kmeans",
                       "params": {"sigma": 1.0, "scale": "zscore-sqrt-d", "n_init": 10}},
 }

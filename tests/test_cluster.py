@@ -150,7 +150,7 @@ def test_spectral_rejects_unknown_laplacian(blobs):
 # --- normalized cut ---------------------------------------------------------------------------
 
 
-def test_ncut_recovers_blobs_with_the_seed000_kernel(blobs):
+def test_ncut_recovers_blobs_with_the_zeng2008_kernel(blobs):
     X, y = blobs
     model = NormalizedCut(4, random_state=0).fit(X)
     assert model.t_ == pytest.approx(
@@ -246,7 +246,7 @@ def test_precomputed_affinity_must_be_symmetric_and_nonnegative():
 def test_knn_graph_and_ncut_agree_on_the_graph(rings):
     X, _ = rings
     model = NormalizedCut(2, affinity="knn", n_neighbors=10, random_state=0).fit(X)
-    expected = knn_graph(X, n_neighbors=10, t_rule="seed000")
+    expected = knn_graph(X, n_neighbors=10, t_rule="zeng2008")
     assert abs(model.affinity_matrix_ - expected).max() == 0
 
 
@@ -269,7 +269,7 @@ def test_ncut_equals_scikit_learns_spectral_clustering_discretize(blobs):
     lambda: NormalizedCut(n_clusters=4, random_state=0),
     lambda: NormalizedCut(n_clusters=4, t_rule="cai", offset=0.5, random_state=0),
     lambda: SpectralClustering(n_clusters=4, laplacian="rw", random_state=0),
-    lambda: SpectralClustering(n_clusters=4, laplacian="sym", t_rule="seed000", random_state=0),
+    lambda: SpectralClustering(n_clusters=4, laplacian="sym", t_rule="zeng2008", random_state=0),
 ])
 def test_given_squared_distances_give_the_result_of_the_features(blobs, make):
     from fsclust.graphs import squared_distances

@@ -25,7 +25,7 @@ def _data(n=14, d=5, seed=0):
 
 def _system(X, laplacian):
     Xc = X - X.mean(axis=0)
-    t = bandwidth(squared_distances(Xc), "seed003")
+    t = bandwidth(squared_distances(Xc), "jiang2011")
     return Xc, t, spectral_system(Xc, t, laplacian)
 
 

@@ -448,3 +448,25 @@ def test_unknown_option_is_an_error():
                          options=json.loads('{"lable_column": 0}'), description="typo")
     with pytest.raises(ValueError, match="unknown uci option"):
         load_raw(entry, "a/b.data")
+
+
+def test_every_file_format_is_read_by_a_reader_of_the_formats_module():
+    # loaders.py dispatches; the readers (one per file format) all live in formats.py
+    from fsclust.datasets import formats, loaders
+
+    readers = loaders._file_readers()
+    assert set(readers) | {"sklearn", "synthetic"} == set(loaders.LOADERS)
+    for fmt, (reader, _) in readers.items():
+        function = getattr(reader, "func", reader)  # tsv and csv: read_table with its separator
+        assert function.__module__ == formats.__name__, fmt
+        assert function.__name__ in formats.__all__, fmt
+
+
+def test_the_package_exports_every_reader():
+    import fsclust.datasets
+    from fsclust.datasets import formats
+
+    for name in formats.__all__:
+        if name.startswith("read_"):
+            assert getattr(fsclust.datasets, name) is getattr(formats, name)
+            assert name in fsclust.datasets.__all__

@@ -73,7 +73,7 @@ def test_inputs_are_never_modified(X):
 def test_bandwidth_rules_follow_their_definitions(X):
     D2 = squared_distances(X)
     n = X.shape[0]
-    assert bandwidth(D2, "seed000") == pytest.approx(0.0025 * D2.max())
+    assert bandwidth(D2, "zeng2008") == pytest.approx(0.0025 * D2.max())
     assert bandwidth(D2, "median") == pytest.approx(np.median(D2[np.triu_indices(n, 1)]))
     # Cai: exp(-d^2 / (2 t_c^2)) with t_c the mean of all n^2 distances, so t = 2 t_c^2
     assert bandwidth(D2, "cai") == pytest.approx(2 * np.sqrt(D2).mean() ** 2)
@@ -81,13 +81,65 @@ def test_bandwidth_rules_follow_their_definitions(X):
         bandwidth(D2, "nope")
 
 
-@pytest.mark.parametrize("rule", ["cai", "seed000", "median"])
+@pytest.mark.parametrize("rule", ["cai", "zeng2008", "median"])
 def test_blockwise_bandwidth_equals_the_full_matrix_rule(X, rule):
     # knn_graph computes t block by block to avoid the n-by-n matrix on large data
     from fsclust.graphs import _bandwidth_from_data
 
     expected = bandwidth(squared_distances(X), rule)
     assert _bandwidth_from_data(X, rule, block_rows=7) == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("old, new", [("seed000", "zeng2008"), ("seed003", "jiang2011")])
+def test_old_bandwidth_rule_names_still_work_and_warn(X, old, new):
+    # the project's old numbering of the papers (seed 000 = Zeng & Cheung 2008, seed 003 =
+    # Jiang & Ren 2011) reached user configuration; it keeps working through the deprecation
+    from fsclust.graphs import BANDWIDTH_RULES, DEPRECATED_BANDWIDTH_RULES, _bandwidth_from_data
+
+    assert DEPRECATED_BANDWIDTH_RULES[old] == new
+    assert {old, new} <= set(BANDWIDTH_RULES)  # a parameter declared with these choices
+    D2 = squared_distances(X)
+    with pytest.warns(FutureWarning, match=new):
+        assert bandwidth(D2, old) == bandwidth(D2, new)
+    with pytest.warns(FutureWarning, match=new):
+        assert _bandwidth_from_data(X, old, block_rows=7) == _bandwidth_from_data(X, new, 7)
+    with pytest.warns(FutureWarning, match=new):
+        W_old = knn_graph(X, n_neighbors=5, t_rule=old)
+    assert (W_old != knn_graph(X, n_neighbors=5, t_rule=new)).nnz == 0
+
+
+@pytest.mark.parametrize("kind, name, old, new", [
+    ("method", "laplacian", "seed000", "zeng2008"),
+    ("method", "evsfsc", "seed003", "jiang2011"),
+    ("clusterer", "ncut", "seed000", "zeng2008"),
+    ("clusterer", "njw", "seed003", "jiang2011"),
+])
+def test_configurations_with_old_rule_names_give_the_same_results(X, kind, name, old, new):
+    # a user's experiment written with an old name keeps its results, and is told the new name
+    from fsclust.registry import make_clusterer, make_ranker
+
+    make = make_ranker if kind == "method" else make_clusterer
+
+    def fit(rule):
+        return make(name, {"t_rule": rule}, n_clusters=3, random_state=0).fit(X)
+
+    with pytest.warns(FutureWarning, match=new):
+        fitted_old = fit(old)
+    fitted_new = fit(new)
+    attribute = "scores_" if kind == "method" else "labels_"
+    np.testing.assert_array_equal(getattr(fitted_old, attribute), getattr(fitted_new, attribute))
+
+
+def test_current_bandwidth_rule_names_do_not_warn(X):
+    import warnings
+
+    from fsclust.graphs import BANDWIDTH_RULES, DEPRECATED_BANDWIDTH_RULES
+
+    D2 = squared_distances(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for rule in set(BANDWIDTH_RULES) - set(DEPRECATED_BANDWIDTH_RULES):
+            bandwidth(D2, rule)
 
 
 def test_bandwidth_of_identical_points_is_harmless():
@@ -106,9 +158,9 @@ def test_rbf_affinity_is_the_heat_kernel_with_zero_diagonal(X):
     assert np.all(np.diag(rbf_affinity(X, t=1.0, keep_diagonal=True)) == 1)
 
 
-def test_narrow_seed000_kernel_stays_positive_in_float64(X):
+def test_narrow_zeng2008_kernel_stays_positive_in_float64(X):
     # smallest weight is exp(-400), far above float64 underflow (spec methods-seed 0.1)
-    W = rbf_affinity(X, t_rule="seed000")
+    W = rbf_affinity(X, t_rule="zeng2008")
     off = ~np.eye(len(X), dtype=bool)
     assert W.dtype == np.float64
     assert W[off].min() == pytest.approx(np.exp(-400.0), rel=1e-9)

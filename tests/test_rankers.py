@@ -206,8 +206,8 @@ def test_scores_invariant_to_sample_order(data):
 def test_full_graph_option_uses_the_heat_kernel_without_diagonal(data):
     from fsclust.graphs import rbf_affinity
 
-    selector = LaplacianScore(n_neighbors=None, t_rule="seed000").fit(data)
-    W = rbf_affinity(data, t_rule="seed000")
+    selector = LaplacianScore(n_neighbors=None, t_rule="zeng2008").fit(data)
+    W = rbf_affinity(data, t_rule="zeng2008")
     np.testing.assert_allclose(selector.scores_, laplacian_score(data, W))
     assert selector.t_ == pytest.approx(0.0025 * ((data[:, None] - data[None]) ** 2).sum(-1).max())
 

@@ -94,7 +94,7 @@ def _separated_blobs(seed=0, n_features=12):
 
 
 REUSED = {
-    "ncut": {"method": "ncut", "params": {"t_rule": "seed000", "offset": 0.0}},
+    "ncut": {"method": "ncut", "params": {"t_rule": "zeng2008", "offset": 0.0}},
     "njw": {"method": "njw"},
     "spectral-rw": {"method": "spectral-rw", "params": {"t_rule": "cai"}},
     "kernel_kmeans": {"method": "kernel_kmeans",

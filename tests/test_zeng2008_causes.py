@@ -42,7 +42,7 @@ def test_at_the_papers_t_the_ncut_graph_is_empty_and_has_no_eigen_gap(dataset_id
     # edge at all and puts all but at most c - 1 samples in one cluster
     ds = _prepared(dataset_id)
     X, c = ds.X, ds.n_classes
-    W = heat_affinity(squared_distances(X), t_rule="seed000")
+    W = heat_affinity(squared_distances(X), t_rule="zeng2008")
     np.fill_diagonal(W, 0.0)
     assert W.max() < 1e-6
     lam = ncut_spectrum(W, c + 1)

@@ -13,6 +13,8 @@ Every graph-based ranker and clusterer calls these functions; none copies them. 
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
@@ -23,6 +25,7 @@ from sklearn.utils import check_random_state
 
 __all__ = [
     "BANDWIDTH_RULES",
+    "DEPRECATED_BANDWIDTH_RULES",
     "squared_distances",
     "bandwidth",
     "heat_affinity",
@@ -33,8 +36,13 @@ __all__ = [
     "largest_eigenvectors",
 ]
 
-#: Names accepted by :func:`bandwidth`.
-BANDWIDTH_RULES = ("cai", "seed000", "median", "seed003")
+#: Old names of the bandwidth rules, from the project's early numbering of the five papers,
+#: and the rule each now names: still accepted by :func:`bandwidth`, with a FutureWarning.
+DEPRECATED_BANDWIDTH_RULES = {"seed000": "zeng2008", "seed003": "jiang2011"}
+
+#: Names accepted by :func:`bandwidth`: the rules, then their deprecated old names (listed so
+#: that a parameter declared with these choices still validates a configuration that uses them).
+BANDWIDTH_RULES = ("cai", "zeng2008", "median", "jiang2011", *DEPRECATED_BANDWIDTH_RULES)
 
 # Below this size a dense eigh is faster and more robust than ARPACK, whatever the sparsity.
 _DENSE_EIGH_MAX_N = 2000
@@ -171,16 +179,19 @@ def bandwidth(D2, rule="cai"):
     ----------
     D2 : ndarray of shape (n, n)
         Squared distances within one set of samples (from :func:`squared_distances`).
-    rule : {"cai", "seed000", "median", "seed003"}, default="cai"
+    rule : {"cai", "zeng2008", "median", "jiang2011"}, default="cai"
         - ``"cai"``: ``t = 2 * (mean of all n^2 Euclidean distances, diagonal included)^2``, the
           rule of Deng Cai's ``constructW`` (whose kernel is ``exp(-d^2 / (2 t_c^2))`` with
           ``t_c`` the mean distance);
-        - ``"seed000"``: ``t = 0.0025 * max_ij d_ij^2`` (Zeng & Cheung 2008);
+        - ``"zeng2008"``: ``t = 0.0025 * max_ij d_ij^2`` (Zeng & Cheung 2008);
         - ``"median"``: ``t`` = median of ``d_ij^2`` over ``i < j``;
-        - ``"seed003"``: ``t = 2 delta^2`` with ``delta`` the median of the distances ``d_ij``
+        - ``"jiang2011"``: ``t = 2 delta^2`` with ``delta`` the median of the distances ``d_ij``
           over ``i < j``: Jiang & Ren's kernel ``exp(-d^2 / (2 delta^2))`` with the median
           heuristic for ``delta`` (decision: the paper chose delta by cross-validation,
           value unknown; the median keeps typical similarities near ``e^-1/2``).
+
+        The project's old names of the last two (``DEPRECATED_BANDWIDTH_RULES``) still work,
+        with a FutureWarning.
 
     Returns
     -------
@@ -205,21 +216,22 @@ def bandwidth(D2, rule="cai"):
     Examples
     --------
     >>> D2 = squared_distances([[0.0], [1.0], [3.0]])
-    >>> bandwidth(D2, "seed000")
+    >>> bandwidth(D2, "zeng2008")
     0.0225
     >>> bandwidth(D2, "median")
     4.0
-    >>> bandwidth(D2, "seed003")  # delta = median(1, 3, 2) = 2
+    >>> bandwidth(D2, "jiang2011")  # delta = median(1, 3, 2) = 2
     8.0
     """
     D2 = np.asarray(D2, dtype=np.float64)
     if D2.ndim != 2 or D2.shape[0] != D2.shape[1]:
         raise ValueError(f"D2 must be a square matrix, got shape {D2.shape}.")
+    rule = _current_rule_name(rule)
     if rule == "cai":
         t = 2.0 * np.mean(np.sqrt(D2)) ** 2
-    elif rule == "seed000":
+    elif rule == "zeng2008":
         t = 0.0025 * D2.max(initial=0.0)
-    elif rule in ("median", "seed003"):
+    elif rule in ("median", "jiang2011"):
         n = D2.shape[0]
         upper = D2[np.triu_indices(n, k=1)]
         if rule == "median":
@@ -241,6 +253,16 @@ def bandwidth(D2, rule="cai"):
     return t
 
 
+def _current_rule_name(rule):
+    """``rule``, or the rule a deprecated name now names (with a FutureWarning)."""
+    if isinstance(rule, str) and rule in DEPRECATED_BANDWIDTH_RULES:
+        current = DEPRECATED_BANDWIDTH_RULES[rule]
+        warnings.warn(f"The bandwidth rule {rule!r} is now called {current!r}; the old name "
+                      "will be removed in a future version.", FutureWarning, stacklevel=3)
+        return current
+    return rule
+
+
 def _check_t(t):
     t = float(t)
     if not (np.isfinite(t) and t > 0):
@@ -256,7 +278,7 @@ def rbf_affinity(X, t=None, t_rule="cai", keep_diagonal=False, return_bandwidth=
     X : array-like of shape (n, D)
     t : float, default=None
         Kernel parameter; when None it comes from ``t_rule`` on these samples and columns.
-    t_rule : {"cai", "seed000", "median", "seed003"}, default="cai"
+    t_rule : {"cai", "zeng2008", "median", "jiang2011"}, default="cai"
         See :func:`bandwidth`.
     keep_diagonal : bool, default=False
         Keep ``W_ii = 1``. The default zero diagonal is the graph convention (decision:
@@ -329,7 +351,8 @@ _BANDWIDTH_BLOCK_ROWS = 1024
 def _bandwidth_from_data(X, rule, block_rows=_BANDWIDTH_BLOCK_ROWS):
     """:func:`bandwidth` without holding the n-by-n matrix for the max and mean rules."""
     n = X.shape[0]
-    if rule in ("median", "seed003") or n <= block_rows:
+    rule = _current_rule_name(rule)
+    if rule in ("median", "jiang2011") or n <= block_rows:
         return bandwidth(squared_distances(X), rule)
     if rule not in BANDWIDTH_RULES:
         raise ValueError(f"Unknown bandwidth rule {rule!r}; valid rules are {BANDWIDTH_RULES}.")
@@ -340,7 +363,7 @@ def _bandwidth_from_data(X, rule, block_rows=_BANDWIDTH_BLOCK_ROWS):
         block[np.arange(block.shape[0]), np.arange(start, start + block.shape[0])] = 0.0
         max_d2 = max(max_d2, float(block.max()))
         sum_d += float(np.sqrt(block).sum())
-    t = 0.0025 * max_d2 if rule == "seed000" else 2.0 * (sum_d / n**2) ** 2
+    t = 0.0025 * max_d2 if rule == "zeng2008" else 2.0 * (sum_d / n**2) ** 2
     if t <= 0.0:
         if max_d2 == 0.0:
             return 1.0
@@ -378,7 +401,7 @@ def knn_graph(
     t : float, default=None
         Heat-kernel parameter; when None it comes from ``t_rule`` on all pairs of samples.
         Ignored for binary weights.
-    t_rule : {"cai", "seed000", "median", "seed003"}, default="cai"
+    t_rule : {"cai", "zeng2008", "median", "jiang2011"}, default="cai"
         See :func:`bandwidth`.
     weight : {"heat", "binary", "cosine"}, default="heat"
         ``exp(-d^2 / t)`` (Euclidean metric only), 1, or the cosine similarity

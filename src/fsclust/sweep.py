@@ -130,7 +130,7 @@ def sweep_labels(X, ranking, grid, clusterers, *, n_clusters, random_states,
         current = {name: next(sums)[1] for name, sums in running.items()} if m < d else {}
         # The selected set, in the data's column order: clusterers are invariant to column
         # order in exact arithmetic but not in floating point (distance sums run in a
-        # different order), and on seed 000's nearly disconnected Ncut graphs that
+        # different order), and on Zeng & Cheung 2008's nearly disconnected Ncut graphs that
         # round-off changed the partition. Sorting makes "top-d of any ranking" identical
         # to "all features".
         Xm = X[:, np.sort(subsets[m] if subsets is not None else ranking[:m])]
@@ -190,8 +190,8 @@ def run_sweep(X, y, ranking, grid, clusterers, *, n_clusters, random_states,
     O(n^2 d) for the distances plus the clusterings, instead of O(n^2 * sum of m). The
     accumulated values differ from the direct ``squared_distances(X[:, top m])`` of the plain
     path at round-off level only (at most ~3e-15 of the largest distance on PIE C27 and the
-    gene sets), but on nearly disconnected graphs (seed 000's narrow kernel) round-off decides
-    the Ncut partition, so the two paths may give different labels at m below d. They are
+    gene sets), but on nearly disconnected graphs (Zeng & Cheung 2008's narrow kernel) round-off
+    decides the Ncut partition, so the two paths may give different labels at m below d. They are
     equally valid: a relative perturbation of 1e-15 of ``X``, or the columns in rank order,
     changes the plain path's partitions at as many m (benchmarks/README.md, sweep reuse).
     Well-conditioned graphs and kernels give the same partitions. At ``m = d`` the squared

@@ -1,4 +1,4 @@
-# Jiang & Ren 2011 (seed 003, EVSFSC), paper blocks `jiang2011` and `jiang2011-small` of
+# Jiang & Ren 2011 (EVSFSC), paper blocks `jiang2011` and `jiang2011-small` of
 # config/experiments/jiang2011.yaml, module fsclust.papers.jiang2011. The experiment (role
 # `main`) ranks and clusters everything with the generic evaluate step; this rule only draws
 # Figures 2-4 (one per Laplacian, a panel per dataset) from its summary and checks the paper's

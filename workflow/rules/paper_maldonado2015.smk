@@ -1,4 +1,4 @@
-# Maldonado, Carrizosa & Weber 2015 (seed 002): Tables 1, 3, 4, Figure 2 and the comparison
+# Maldonado, Carrizosa & Weber 2015: Tables 1, 3, 4, Figure 2 and the comparison
 # table, from the three experiments of a `papers:` block (config/experiments/maldonado2015.yaml):
 # bench (rank + kernel k-means sweep, each filter also at the n KP-Kmeans keeps: sweep grid
 # entry {selected_by: kpkmeans}), toy (rankings of the unlabelled toy sets) and table4 (one

@@ -1,4 +1,4 @@
-# Zeng & Cheung 2008 (seed 000): the paper's Figures 2 and 3, the best/mean table, the
+# Zeng & Cheung 2008: the paper's Figures 2 and 3, the best/mean table, the
 # iteration counts and the checked claims, from the two experiments of a `papers:` block
 # (config/experiments/zeng2008.yaml: 20 PIE draws, 10 runs per gene set). Everything is
 # tabulated and drawn in one job (fsclust.papers.zeng2008.report) under results/{paper}/.

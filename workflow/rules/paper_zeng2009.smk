@@ -1,4 +1,4 @@
-# Zeng & Cheung 2009 (seed 001, LLC-fs), paper blocks `zeng2009` (USPS, gene sets, 10 runs)
+# Zeng & Cheung 2009 (LLC-fs), paper blocks `zeng2009` (USPS, gene sets, 10 runs)
 # and `zeng2009-small` of config/experiments/zeng2009.yaml, module fsclust.papers.zeng2009.
 # The experiment (role `main`) ranks with LLC-fs (k = 30, lambda = 1) and Q-alpha, keeps their
 # own clusterings of each run in the rank sidecars and runs k-means on all features. These

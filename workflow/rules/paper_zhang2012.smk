@@ -1,4 +1,4 @@
-# Zhang, Wong, Shen & Xie 2012 (seed 004, FRCM), paper blocks `zhang2012` (40 trials) and
+# Zhang, Wong, Shen & Xie 2012 (FRCM), paper blocks `zhang2012` (40 trials) and
 # `zhang2012-small` (3) of config/experiments/zhang2012.yaml, module fsclust.papers.zhang2012.
 # The experiment (role `main`) ranks and clusters everything with the generic evaluate step:
 # FRMV on FRCM's ensemble of each trial, each method's informative subset (score > mean + sd,

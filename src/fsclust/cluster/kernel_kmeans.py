@@ -113,8 +113,9 @@ def one_hot(labels, n_clusters):
 def centroid_distances(K, labels, n_clusters, diag=None):
     """Squared feature-space distance of every sample to every cluster centroid.
 
-    ``dist(i, k) = K_ii - 2 (K Z)_ik / N_k + (Z^T K Z)_kk / N_k^2`` (seed 002 eq. (13)), with
-    ``Z`` the one-hot assignment and ``N_k`` the cluster sizes; ``inf`` for an empty cluster.
+    ``dist(i, k) = K_ii - 2 (K Z)_ik / N_k + (Z^T K Z)_kk / N_k^2`` (Maldonado et al. 2015
+    eq. (13)), with ``Z`` the one-hot assignment and ``N_k`` the cluster sizes; ``inf`` for an
+    empty cluster.
 
     Parameters
     ----------
@@ -168,8 +169,8 @@ def kernel_kmeans(K, n_clusters, *, init_labels=None, init_centers=None, max_ite
     init_centers : array-like of c sample indices, default=None
         Initial centres ``phi(x_s)``: sample ``i`` starts in the cluster of the centre with the
         smallest ``K_ii - 2 K_is + K_ss``. When both inits are None, ``c`` distinct samples are
-        drawn with ``random_state`` ("random initialization of cluster centroids", seed 002
-        Algorithm 1).
+        drawn with ``random_state`` ("random initialization of cluster centroids",
+        Maldonado et al. 2015 Algorithm 1).
     max_iter : int, default=300
     random_state : int, RandomState or None
 
@@ -254,10 +255,10 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
         ``"rbf"``: ``exp(-||x - y||^2 / (2 sigma^2))`` (unit diagonal kept: it is a kernel);
         ``"linear"``: ``X X^T``; ``"precomputed"``: ``X`` is the kernel matrix.
     sigma : float, default=1.0
-        Width of the Gaussian kernel (seed 002 evaluates with ``sigma = 1``).
+        Width of the Gaussian kernel (Maldonado et al. 2015 evaluate with ``sigma = 1``).
     scale : {"none", "zscore", "zscore-sqrt-d"}, default="none"
         Feature scaling before the kernel (see :func:`scale_features`); ``"zscore-sqrt-d"`` is
-        our reading of seed 002's "normalized data" (Maldonado et al. 2015).
+        our reading of Maldonado et al. 2015's "normalized data".
     n_init : int, default=10
     max_iter : int, default=300
     random_state : int, RandomState instance or None, default=None

@@ -1,4 +1,4 @@
-"""Multiclass normalized cut with Yu & Shi's discretisation (the clusterer of seed 000)."""
+"""Multiclass normalized cut with Yu & Shi's discretisation (Zeng & Cheung 2008's clusterer)."""
 
 from __future__ import annotations
 
@@ -34,8 +34,8 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
     :func:`sklearn.cluster.spectral_clustering` with ``assign_labels="discretize"`` (which
     follows the authors' MATLAB toolbox); the rotation is scikit-learn's own ``discretize``,
     called, not rewritten. Only the eigensolver differs: ``eigh`` on dense graphs instead of
-    ARPACK, which is ~50 times slower on the nearly disconnected graphs of seed 000's kernel
-    (a test checks both give the same partition).
+    ARPACK, which is ~50 times slower on the nearly disconnected graphs of Zeng & Cheung
+    2008's kernel (a test checks both give the same partition).
 
     Parameters
     ----------
@@ -48,8 +48,8 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
         each feature subset, as Zeng & Cheung 2008 do).
     t : float, default=None
         Heat-kernel parameter; None: from ``t_rule`` on the given columns.
-    t_rule : {"seed000", "cai", "median"}, default="seed000"
-        ``"seed000"`` is Zeng & Cheung's ``t = 0.0025 * max_ij ||x_i - x_j||^2``.
+    t_rule : {"zeng2008", "cai", "median"}, default="zeng2008"
+        ``"zeng2008"`` is Zeng & Cheung's ``t = 0.0025 * max_ij ||x_i - x_j||^2``.
     n_neighbors : int, default=10
         ``k`` of the kNN graph (``affinity="knn"`` only).
     offset : float, default=0.0
@@ -84,10 +84,10 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
     -----
     Decisions departing from the toolbox or the paper:
 
-    - No diagonal offset by default. With seed 000's narrow kernel the
+    - No diagonal offset by default. With Zeng & Cheung 2008's narrow kernel the
       off-diagonal affinities are as small as ``exp(-400) ~ 1e-174``, and any O(1) diagonal
       makes the normalised matrix numerically the identity. Float64 holds these values: the
-      smallest possible weight under the ``"seed000"`` rule is ``exp(-400)``, far above the
+      smallest possible weight under the ``"zeng2008"`` rule is ``exp(-400)``, far above the
       float64 underflow (``~1e-308``), and scipy's normalisation divides by ``sqrt(d_i)`` and
       ``sqrt(d_j)`` in turn, so no product of two tiny degrees is formed.
     - scikit-learn's Laplacian (``scipy.sparse.csgraph.laplacian``) ignores the diagonal of
@@ -141,7 +141,7 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
     }
 
     def __init__(
-        self, n_clusters=8, *, affinity="rbf", t=None, t_rule="seed000", n_neighbors=10,
+        self, n_clusters=8, *, affinity="rbf", t=None, t_rule="zeng2008", n_neighbors=10,
         offset=0.0, min_affinity=0.0, discretization="sklearn", random_state=None,
     ):
         self.n_clusters = n_clusters
@@ -197,7 +197,7 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
                 )
             # Same steps as sklearn's spectral_clustering(assign_labels="discretize") (which
             # ignores the diagonal too), but with a dense eigensolver for small graphs: ARPACK
-            # needs ~1.5 s on a 361-node graph of seed 000's narrow kernel, eigh 30 ms.
+            # needs ~1.5 s on a 361-node graph of Zeng & Cheung 2008's narrow kernel, eigh 30 ms.
             labels = _ncut_labels(_without_diagonal(W), self.n_clusters, 0.0, rng)
         elif ncutw:
             # the toolbox keeps a precomputed diagonal in W and in the degrees

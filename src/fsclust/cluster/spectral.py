@@ -51,10 +51,10 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         is recomputed on every feature subset.
     t : float, default=None
         Heat-kernel parameter (``t = 2 sigma^2`` in the ``exp(-d^2 / (2 sigma^2))`` notation of
-        NJW and seed 003). None: from ``t_rule``.
-    t_rule : {"median", "cai", "seed000", "seed003"}, default="median"
-        Bandwidth rule when ``t`` is None (see :func:`fsclust.graphs.bandwidth`). Seed 003
-        chose ``delta`` by cross-validation, value unknown; the median heuristic is the default
+        NJW and Jiang & Ren 2011). None: from ``t_rule``.
+    t_rule : {"median", "cai", "zeng2008", "jiang2011"}, default="median"
+        Bandwidth rule when ``t`` is None (see :func:`fsclust.graphs.bandwidth`). Jiang & Ren
+        2011 chose ``delta`` by cross-validation, value unknown; the median heuristic is the default
         (decision: a label-free default).
     n_neighbors : int, default=10
         ``k`` of the kNN graph (``affinity="knn"`` only).

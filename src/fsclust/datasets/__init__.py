@@ -34,22 +34,17 @@ from fsclust.datasets.download import (
     verify,
 )
 from fsclust.datasets.formats import (
+    read_desouto,
     read_mat,
     read_orange,
     read_rdata,
     read_res,
+    read_table,
     read_uci,
     read_usps_h5,
     read_zp_toy,
 )
-from fsclust.datasets.loaders import (
-    concat_datasets,
-    draw_classes,
-    load_raw,
-    read_desouto,
-    read_table,
-    select_classes,
-)
+from fsclust.datasets.loaders import concat_datasets, draw_classes, load_raw, select_classes
 from fsclust.datasets.preprocess import (
     STEPS,
     apply_recipe,

@@ -1,4 +1,8 @@
-"""Small text-parsing helpers shared by the loaders (no fsclust imports)."""
+"""Small text-parsing helpers of the file readers and the loaders (no fsclust imports).
+
+A private module: its functions are the datasets package's own, shared by
+:mod:`~fsclust.datasets.formats` and :mod:`~fsclust.datasets.loaders`, and not part of the
+package's API (which :mod:`fsclust.datasets` exports)."""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ import numpy as np
 _MISSING = {"", "na", "nan", "null", "?"}
 
 
-def _encode_labels(labels):
+def encode_labels(labels):
     """Sorted class names (numeric order when all labels are numbers) and class indices."""
     unique = sorted(set(labels))
     try:
@@ -20,14 +24,14 @@ def _encode_labels(labels):
     return np.array([index[c] for c in labels], dtype=np.int64), unique
 
 
-def _unquote(cell):
+def unquote(cell):
     cell = cell.strip()
     if len(cell) >= 2 and cell[0] == cell[-1] == '"':
         return cell[1:-1]
     return cell
 
 
-def _to_float(cell, where):
+def to_float(cell, where):
     try:
         value = float(cell)
     except ValueError:
@@ -38,7 +42,7 @@ def _to_float(cell, where):
     return value
 
 
-def _read_lines(path):
+def read_lines(path):
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8-sig")
@@ -52,7 +56,7 @@ def _read_lines(path):
     return lines
 
 
-def _is_number(cell):
+def is_number(cell):
     try:
         return bool(np.isfinite(float(cell)))
     except ValueError:

@@ -1,10 +1,12 @@
 """Readers for the file formats of the benchmark data, one function per format.
 
 Every reader takes one file and returns a :class:`~fsclust.datasets.store.Dataset` (samples in
-rows, labels encoded by :func:`fsclust.datasets._parse._encode_labels`). A file that cannot be
+rows, labels encoded by :func:`fsclust.datasets._parse.encode_labels`). A file that cannot be
 read (truncated, damaged, not the expected layout) is a ``ValueError`` whose message starts with
 the file's path and says what is wrong.
 
+``read_desouto``  de Souto et al. (2008) ``*_database.txt`` (genes x samples, tab-separated)
+``read_table``    samples x features TSV/CSV (users' own data, datamicroarray CSV)
 ``read_mat``      MATLAB v5 ``.mat`` (scikit-feature ``X``/``Y``, Deng Cai ``fea``/``gnd``)
 ``read_zp_toy``   Zelnik-Manor & Perona ``Data6.mat`` (cell array ``XX``) + irrelevant features
 ``read_res``      GenePattern ``.res`` (Monti LEUKEMIA)
@@ -21,11 +23,14 @@ from pathlib import Path
 
 import numpy as np
 
-from fsclust.datasets._parse import _encode_labels, _is_number, _read_lines, _unquote
+from fsclust.datasets._parse import encode_labels, is_number, read_lines, to_float, unquote
 from fsclust.datasets.store import Dataset
 from fsclust.datasets.synthetic import make_irrelevant_features
 
 __all__ = [
+    "MISSING_CELLS",
+    "read_desouto",
+    "read_table",
     "read_mat",
     "read_zp_toy",
     "read_res",
@@ -136,7 +141,7 @@ def read_mat(path, x=None, y=None, image_shape=None, image_order="C", first_per_
             )
         rows = np.array(keep)
         X, labels = X[rows], [labels[i] for i in rows]
-    y_idx, class_names = _encode_labels(labels)
+    y_idx, class_names = encode_labels(labels)
     if image_shape is not None:
         h, w = image_shape
         feature_names = [f"pixel[{r},{c}]" for r in range(h) for c in range(w)]
@@ -235,7 +240,7 @@ def read_res(path, labels="prefix"):
         Features named by accession; the calls are dropped.
     """
     path = Path(path)
-    lines = _read_lines(path)
+    lines = read_lines(path)
     if len(lines) < 4:
         raise ValueError(f"{path}: bad .res file: {len(lines)} lines, need 3 header lines + genes")
     header = lines[0].rstrip("\r\n").split("\t")
@@ -274,10 +279,10 @@ def read_res(path, labels="prefix"):
                 f"{2 + 2 * n} (description, accession, value/call for {n} samples); the file "
                 "may be truncated"
             )
-        accessions.append(_unquote(row[1]) or _unquote(row[0]))
+        accessions.append(unquote(row[1]) or unquote(row[0]))
         cells = row[2::2]
         calls = [c.strip() for c in row[3::2]]
-        bad = [j for j, c in enumerate(cells) if not _is_number(c)]
+        bad = [j for j, c in enumerate(cells) if not is_number(c)]
         if bad:
             j = bad[0]
             raise ValueError(
@@ -300,7 +305,7 @@ def read_res(path, labels="prefix"):
         ]
     else:
         raise ValueError(f"read_res: labels must be 'prefix' or 'subtype', got {labels!r}")
-    y, class_names = _encode_labels(names)
+    y, class_names = encode_labels(names)
     return Dataset(
         X=values.T,
         y=y,
@@ -383,7 +388,7 @@ def read_rdata(path, object=None, class_prefixes=None):  # noqa: A002
         )
     if not np.all(np.isfinite(X)):
         raise ValueError(f"{path}: object {object!r} has {int(np.sum(~np.isfinite(X)))} NA values")
-    y, class_names = _encode_labels(labels)
+    y, class_names = encode_labels(labels)
     return Dataset(
         X=X,
         y=y,
@@ -402,7 +407,7 @@ def read_orange(path, label_column=None):
     must be numeric.
     """
     path = Path(path)
-    lines = _read_lines(path)
+    lines = read_lines(path)
     rows = [line.split("\t") for line in lines]
     if len(rows) < 4:
         raise ValueError(f"{path}: bad Orange .tab file: need 3 header rows and samples")
@@ -428,7 +433,7 @@ def read_orange(path, label_column=None):
     X = np.empty((len(data), len(feature_at)))
     for k, j in enumerate(feature_at):
         cells = [row[j] for row in data]
-        bad = [i for i, c in enumerate(cells) if not _is_number(c)]
+        bad = [i for i, c in enumerate(cells) if not is_number(c)]
         if bad:
             i = bad[0]
             raise ValueError(
@@ -441,7 +446,7 @@ def read_orange(path, label_column=None):
     )
     y = class_names = None
     if label_at is not None:
-        y, class_names = _encode_labels([row[label_at].strip() for row in data])
+        y, class_names = encode_labels([row[label_at].strip() for row in data])
     return Dataset(
         X=X,
         y=y,
@@ -483,7 +488,7 @@ def read_uci(
         Feature names given explicitly.
     """
     path = Path(path)
-    lines = _read_lines(path)
+    lines = read_lines(path)
     names_from_file = None
     if names_line is not None:
         if names_line > len(lines):
@@ -515,7 +520,7 @@ def read_uci(
     for k, j in enumerate(feature_at):
         cells = [row[j] for _, row in rows]
         is_missing = np.array([c in ("?", "") for c in cells])
-        bad = [i for i, c in enumerate(cells) if not is_missing[i] and not _is_number(c)]
+        bad = [i for i, c in enumerate(cells) if not is_missing[i] and not is_number(c)]
         if bad:
             i = bad[0]
             raise ValueError(
@@ -542,7 +547,7 @@ def read_uci(
     if any(lab in ("", "?") for lab in labels):
         i = next(i for i, lab in enumerate(labels) if lab in ("", "?"))
         raise ValueError(f"{path}: line {rows[i][0]} has no class label")
-    y, class_names = _encode_labels(labels)
+    y, class_names = encode_labels(labels)
     provenance = {"loader_detail": "read_uci"}
     if imputed:
         provenance["imputed"] = imputed
@@ -593,7 +598,7 @@ def read_usps_h5(path, groups=("train", "test")):
         ) from None
     X = np.vstack(blocks)
     side = int(round(np.sqrt(X.shape[1])))
-    y, class_names = _encode_labels(labels)
+    y, class_names = encode_labels(labels)
     return Dataset(
         X=X,
         y=y,
@@ -604,3 +609,287 @@ def read_usps_h5(path, groups=("train", "test")):
         class_names=class_names,
         provenance={"loader_detail": f"read_usps_h5(groups={list(groups)})"},
     )
+
+
+def read_desouto(path):
+    """Read a de Souto et al. (2008) ``*_database.txt`` file (genes x samples) into a Dataset.
+
+    Two files of the collection (lapointe-2004-v1 and -v2) have no gene-id column and no empty
+    first cell: every line holds exactly one cell per sample. They are read as such (genes
+    named ``gene1``, ``gene2``, ...), so their sample count is the number of cells of line 1
+    (69 and 110: line 2 holds that many class labels; MANIFEST.tsv says 68 and 109 because it
+    assumed a gene-id column).
+
+    Raises
+    ------
+    ValueError
+        Naming the file, the line and the problem: empty file, label row missing, ragged rows
+        (e.g. a truncated download), non-numeric or missing values, no genes.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "toy_database.txt"
+    >>> lines = ['\\t"s1"\\t"s2"\\t"s3"', '\\t"B"\\t"A"\\t"B"',
+    ...          '"g1"\\t1\\t2\\t3', '"g2"\\t4\\t5\\t6']
+    >>> _ = p.write_text("\\n".join(lines) + "\\n")
+    >>> ds = read_desouto(p)
+    >>> ds.X
+    array([[1., 4.],
+           [2., 5.],
+           [3., 6.]])
+    >>> ds.y.tolist(), ds.class_names, ds.feature_names
+    ([1, 0, 1], ['A', 'B'], ['g1', 'g2'])
+    """
+    path = Path(path)
+    lines = read_lines(path)
+    rows = [line.split("\t") for line in lines]
+    if (
+        len(rows) > 2
+        and unquote(rows[0][0]) != ""
+        and all(len(row) == len(rows[0]) for row in rows)
+        and is_number(rows[2][0])
+    ):
+        # No gene-id column (lapointe): prepend one so the rest reads the common layout.
+        rows = [["", *rows[0]], ["", *rows[1]]] + [
+            [f"gene{g + 1}", *row] for g, row in enumerate(rows[2:])
+        ]
+    samples = [unquote(c) for c in rows[0][1:]]
+    n = len(samples)
+    if n == 0 or unquote(rows[0][0]) != "":
+        raise ValueError(
+            f"{path}: line 1 must be an empty cell followed by the sample ids (de Souto format)"
+        )
+    if len(rows) < 2 or unquote(rows[1][0]) != "":
+        raise ValueError(
+            f"{path}: label row missing: line 2 must be an empty cell followed by the class "
+            "label of each sample (de Souto format)"
+        )
+    if len(rows) < 3:
+        raise ValueError(f"{path}: no gene rows after the two header lines")
+    for lineno, row in enumerate(rows, start=1):
+        if len(row) != n + 1:
+            raise ValueError(
+                f"{path}: ragged rows: line {lineno} has {len(row)} cells, expected {n + 1} "
+                f"(gene id + {n} samples); the file may be truncated or damaged"
+            )
+    labels = [unquote(c) for c in rows[1][1:]]
+    empty = [samples[i] for i, lab in enumerate(labels) if lab == ""]
+    if empty:
+        raise ValueError(f"{path}: line 2 (class labels): no label for sample(s) {empty[:5]}")
+    genes = [unquote(row[0]) for row in rows[2:]]
+    values = np.empty((len(genes), n))
+    for g, row in enumerate(rows[2:]):
+        try:
+            values[g] = np.array(row[1:], dtype=np.float64)
+        except ValueError:
+            values[g] = [
+                to_float(cell, f"{path}: line {g + 3}, gene {genes[g]!r}, sample {samples[j]!r}")
+                for j, cell in enumerate(row[1:])
+            ]
+        if not np.all(np.isfinite(values[g])):
+            j = int(np.flatnonzero(~np.isfinite(values[g]))[0])
+            raise ValueError(
+                f"{path}: line {g + 3}, gene {genes[g]!r}, sample {samples[j]!r}: "
+                f"missing value {row[j + 1]!r}"
+            )
+    y, class_names = encode_labels(labels)
+    return Dataset(
+        X=values.T,
+        y=y,
+        feature_names=genes,
+        sample_names=samples,
+        class_names=class_names,
+        provenance={"loader_detail": "read_desouto"},
+    )
+
+
+#: Cells read as missing values under ``read_table(missing="nan")`` (case-insensitive).
+MISSING_CELLS = frozenset({"", "na", "n/a", "nan", "null", "?"})
+
+#: How read_table's hints name its options; a caller with other names (the CLI's flags) passes
+#: its own spelling in ``flags``.
+_PYTHON_NAMES = {"label_column": "label_column", "missing": 'missing="nan"'}
+
+
+def _duplicated(names):
+    """Names that occur more than once, with their counts, in first-seen order."""
+    seen, dup = set(), {}
+    for n in names:
+        if n in seen:
+            dup[n] = dup.get(n, 1) + 1
+        seen.add(n)
+    return dup
+
+
+def read_table(path, label_column=None, sep=None, id_column=True, *, missing="error",
+               unique=False, flags=None):
+    """Read a samples x features table (users' own data) into a Dataset.
+
+    Parameters
+    ----------
+    path : str or Path
+        ``.tsv`` / ``.txt`` / ``.tab`` (tab-separated) or ``.csv`` (comma-separated). Line 1 is
+        the header: the sample-id column's name, then the column names. Every later line is a
+        sample id followed by its values. Cells may be quoted.
+    label_column : str, optional
+        Name of the column holding the class labels; it is removed from the features.
+    sep : str, optional
+        Field separator; by default chosen from the extension.
+    id_column : bool
+        The first column holds the sample ids (default). False: every column is data or the
+        label column, and the samples are named ``<file name>:<line>`` (the datamicroarray
+        CSV files: a ``labels`` column, then the genes).
+    missing : {"error", "nan"}
+        What an empty, NA, NaN or infinite cell is: an error naming its sample and feature
+        (default), or NaN in ``X`` for the caller to impute (``"nan"``; infinities become NaN
+        too). Any other text is an error either way.
+    unique : bool
+        Require unique feature names and sample ids (an error listing the duplicates). Off by
+        default because published gene tables repeat probe names.
+    flags : dict, optional
+        How the hints name ``label_column`` and ``missing`` (the CLI passes its flags).
+
+    Returns
+    -------
+    Dataset
+        ``y`` and ``class_names`` are None when ``label_column`` is None.
+
+    Raises
+    ------
+    ValueError
+        Naming the file and the problem: empty file, no samples, ragged rows, a non-numeric
+        or missing value (naming the column, line, sample and value), an unknown label column,
+        duplicate names when ``unique``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "mine.csv"
+    >>> _ = p.write_text("id,a,b,type\\nx,1,2,good\\ny,3,4,bad\\n")
+    >>> ds = read_table(p, label_column="type")
+    >>> ds.X.tolist(), ds.feature_names, ds.class_names, ds.y.tolist()
+    ([[1.0, 2.0], [3.0, 4.0]], ['a', 'b'], ['bad', 'good'], [1, 0])
+    >>> _ = p.write_text("id,a,b\\nx,1,NA\\ny,3,4\\n")
+    >>> read_table(p, missing="nan").X.tolist()
+    [[1.0, nan], [3.0, 4.0]]
+    """
+    if missing not in ("error", "nan"):
+        raise ValueError(f"missing must be 'error' or 'nan', got {missing!r}")
+    name = {**_PYTHON_NAMES, **(flags or {})}
+    path = Path(path)
+    if sep is None:
+        suffix = path.suffix.lower()
+        if suffix in (".tsv", ".txt", ".tab"):
+            sep = "\t"
+        elif suffix == ".csv":
+            sep = ","
+        else:
+            raise ValueError(
+                f"{path}: cannot tell the separator from the extension {suffix!r}; "
+                "name the file .tsv/.txt (tab) or .csv (comma), or pass sep"
+            )
+    lines = read_lines(path)
+    rows = list(csv.reader(lines, delimiter=sep))
+    if not id_column:
+        rows = [["sample", *rows[0]]] + [
+            [f"{path.name}:{lineno}", *row] for lineno, row in enumerate(rows[1:], start=2)
+        ]
+    header = [c.strip() for c in rows[0]]
+    if len(header) < 2:
+        raise ValueError(
+            f"{path}: the header line has {len(header)} cell(s); expected the sample-id column "
+            f"and at least one feature column separated by {sep!r}"
+        )
+    if len(rows) < 2:
+        raise ValueError(f"{path}: no samples after the header line")
+    for lineno, row in enumerate(rows[1:], start=2):
+        if len(row) != len(header):
+            raise ValueError(
+                f"{path}: ragged rows: line {lineno} has {len(row)} cells, expected "
+                f"{len(header)} like the header; the file may be truncated or damaged"
+            )
+    columns = header[1:]
+    samples = [row[0].strip() for row in rows[1:]]
+    if unique:
+        for what, names in (("feature name", columns), ("sample id", samples)):
+            dup = _duplicated(names)
+            if dup:
+                listed = ", ".join(f"{n!r} ({k}x)" for n, k in list(dup.items())[:5])
+                raise ValueError(
+                    f"{path}: {len(dup)} duplicate {what}(s): {listed}"
+                    f"{', ...' if len(dup) > 5 else ''}; {what}s must be unique"
+                )
+    if label_column is not None and label_column not in columns:
+        shown = ", ".join(repr(c) for c in columns[:20])
+        raise ValueError(
+            f"{name['label_column']} {label_column!r} is not a column of {path}; columns: "
+            f"{shown}{', ...' if len(columns) > 20 else ''}"
+        )
+    label_at = columns.index(label_column) + 1 if label_column is not None else None
+    feature_at = [j for j in range(1, len(header)) if j != label_at]
+    if not feature_at:
+        raise ValueError(f"{path}: no feature columns besides the label column")
+    X = np.empty((len(samples), len(feature_at)))
+    for k, j in enumerate(feature_at):
+        cells = [row[j].strip() for row in rows[1:]]
+        try:
+            X[:, k] = np.array(cells, dtype=np.float64)
+            continue
+        except ValueError:
+            pass
+        text = [i for i, c in enumerate(cells)
+                if not is_number(c) and c.lower() not in MISSING_CELLS
+                and not _is_infinite(c)]
+        if text:
+            i = text[0]
+            raise ValueError(
+                f"{path}: column {header[j]!r} is not numeric: line {i + 2} (sample "
+                f"{samples[i]!r}) has {cells[i]!r}; {len(text)} such cell(s) in that column. "
+                f"If it holds class labels give {name['label_column']} {header[j]}, else remove "
+                "the column"
+            )
+        X[:, k] = [float(c) if c.lower() not in MISSING_CELLS else np.nan for c in cells]
+    bad = ~np.isfinite(X)
+    if bad.any():
+        if missing == "error":
+            i, k = np.argwhere(bad)[0]  # row-major: the first bad cell in reading order
+            cell = rows[i + 1][feature_at[k]].strip()
+            raise ValueError(
+                f"{path}: {int(bad.sum())} empty, NaN or infinite cell(s); the first is line "
+                f"{i + 2}, sample {samples[i]!r}, feature {header[feature_at[k]]!r} ({cell!r}); "
+                f"fix them or pass {name['missing']}"
+            )
+        X[bad] = np.nan
+    y = class_names = None
+    if label_at is not None:
+        labels = [row[label_at].strip() for row in rows[1:]]
+        if any(lab == "" for lab in labels):
+            i = labels.index("")
+            raise ValueError(
+                f"{path}: line {i + 2} (sample {samples[i]!r}) has no label in "
+                f"{name['label_column']} {label_column!r}"
+            )
+        y, class_names = encode_labels(labels)
+    return Dataset(
+        X=X,
+        y=y,
+        feature_names=[header[j] for j in feature_at],
+        sample_names=samples,
+        class_names=class_names,
+        provenance={
+            "source": "local",
+            "loader": "table",
+            "loader_detail": "read_table",
+            "path": str(path),
+            "label_column": label_column,
+            "id_column": id_column,
+        },
+    )
+
+
+def _is_infinite(cell):
+    try:
+        return bool(np.isinf(float(cell)))
+    except ValueError:
+        return False

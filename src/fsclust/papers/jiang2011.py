@@ -1,4 +1,4 @@
-"""Jiang & Ren 2011 (seed 003, EVSFSC): Figures 2-4 and the paper's claims checked on our
+"""Jiang & Ren 2011 (EVSFSC): Figures 2-4 and the paper's claims checked on our
 numbers.
 
 The workflow's paper step is :func:`report` (rule ``jiang2011_figures``). The generic evaluate

@@ -1,4 +1,4 @@
-"""Zeng & Cheung 2008 (seed 000): Figures 2 and 3, best/mean table, iterations, checked claims.
+"""Zeng & Cheung 2008: Figures 2 and 3, best/mean table, iterations, checked claims.
 
 The workflow's paper step is :func:`report` (rule ``zeng2008_report``); the functions it calls
 are public for use on results produced elsewhere.
@@ -435,7 +435,7 @@ def ncut_graph_table(dataset_paths, readings=None, n_eigenvalues_extra=1, random
         y = np.asarray(ds.y)
         c = len(np.unique(y))
         D2 = squared_distances(ds.X)
-        W, t = heat_affinity(D2, t_rule="seed000", return_bandwidth=True)
+        W, t = heat_affinity(D2, t_rule="zeng2008", return_bandwidth=True)
         np.fill_diagonal(W, 0.0)
         lam = ncut_spectrum(W, c + n_eigenvalues_extra)
         base = {"dataset": _label(Path(path).stem), "n_samples": len(y), "n_classes": c,
@@ -444,7 +444,7 @@ def ncut_graph_table(dataset_paths, readings=None, n_eigenvalues_extra=1, random
                 "one_minus_eigenvalues": ", ".join(f"{1 - v:.2e}" for v in lam),
                 "eigen_gap": float(lam[c - 1] - lam[c])}
         for name, params in readings.items():
-            labels = NormalizedCut(c, t_rule="seed000", random_state=random_state,
+            labels = NormalizedCut(c, t_rule="zeng2008", random_state=random_state,
                                    **params).fit_predict(ds.X)
             sizes = np.sort(np.bincount(labels))[::-1]
             rows.append({**base, "ncut": name, "n_clusters_found": len(sizes),

@@ -1,4 +1,4 @@
-"""Zeng & Cheung 2009 (seed 001, LLC-fs): the (k, lambda) grids, Table 2, Figures 1-3 and the
+"""Zeng & Cheung 2009 (LLC-fs): the (k, lambda) grids, Table 2, Figures 1-3 and the
 paper's claims checked on our numbers.
 
 The workflow's paper steps are :func:`grid` (rule ``zeng2009_grid``, one job per dataset) and

@@ -1,4 +1,4 @@
-"""Zhang, Wong, Shen & Xie 2012 (seed 004, FRCM): Table 2, its comparison, Figures 1-4.
+"""Zhang, Wong, Shen & Xie 2012 (FRCM): Table 2, its comparison, Figures 1-4.
 
 The generic evaluate step does the ranking and the clustering: one trial per seed, each
 method's ranking (FRMV on FRCM's ensemble of the same trial), the single-start k-means sweep

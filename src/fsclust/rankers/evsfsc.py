@@ -101,7 +101,7 @@ def _shared_products(X, S, columns):
     return Xb, Xb2, S @ Xb, S @ Xb2
 
 
-def evsfsc_scores(X, n_clusters, laplacian="unnormalized", t=None, t_rule="seed003",
+def evsfsc_scores(X, n_clusters, laplacian="unnormalized", t=None, t_rule="jiang2011",
                   include_trivial=False, block_size=None):
     """EVSFSC scores of every feature: ``(1/c) sum_r ||p_r^t||_1`` over the ``c`` eigenvectors
     after the trivial one (Jiang & Ren 2011, eqs. 19-21).
@@ -114,8 +114,8 @@ def evsfsc_scores(X, n_clusters, laplacian="unnormalized", t=None, t_rule="seed0
     laplacian : {"unnormalized", "rw", "sym"}
     t : float or None
         Heat-kernel parameter of ``exp(-d^2 / t)`` (``t = 2 delta^2``); None: ``t_rule``.
-    t_rule : str, default="seed003"
-        :func:`fsclust.graphs.bandwidth` rule; ``"seed003"`` is ``delta`` = median distance.
+    t_rule : str, default="jiang2011"
+        :func:`fsclust.graphs.bandwidth` rule; ``"jiang2011"`` is ``delta`` = median distance.
     include_trivial : bool, default=False
         Score eigenvectors ``1..c`` instead of ``2..c+1`` (eqs. (19)-(21) skip the trivial one).
     block_size : int or None
@@ -181,7 +181,7 @@ class EVSFSC(FeatureRanker):
         (Shi-Malik, D-normalised eigenvectors) or L_sym (Ng-Jordan-Weiss).
     t : float or None, default=None
         Heat-kernel parameter ``t = 2 delta^2`` of ``S_ij = exp(-||x_i - x_j||^2 / t)``.
-    t_rule : str, default="seed003"
+    t_rule : str, default="jiang2011"
         Rule for ``t`` when None: ``delta`` = median pairwise distance (the paper's delta was
         chosen by cross-validation, value unknown).
     bandwidth_scale : float, default=1.0
@@ -230,7 +230,7 @@ class EVSFSC(FeatureRanker):
         "block_size": [IntInterval(1, None, closed="left"), None],
     }
 
-    def __init__(self, n_clusters=2, *, laplacian="unnormalized", t=None, t_rule="seed003",
+    def __init__(self, n_clusters=2, *, laplacian="unnormalized", t=None, t_rule="jiang2011",
                  bandwidth_scale=1.0, include_trivial=False, block_size=None,
                  n_features_to_select=None):
         super().__init__(n_features_to_select=n_features_to_select)

@@ -22,7 +22,7 @@ _H_FLOOR = 1e-12
 
 
 def anisotropic_kernel(X, v, Y=None):
-    """``K_ab(v) = exp(-(1/2) sum_j v_j^2 (x_aj - y_bj)^2)`` (seed 002 eq. (14)).
+    """``K_ab(v) = exp(-(1/2) sum_j v_j^2 (x_aj - y_bj)^2)`` (Maldonado et al. 2015 eq. (14)).
 
     Examples
     --------
@@ -36,7 +36,7 @@ def anisotropic_kernel(X, v, Y=None):
 
 def centroid_distance_matrix(K, labels, n_clusters):
     """``H (n, c)``: ``H_ik = 1 - (2/N_k) sum_{b in C_k} K_ib + (1/N_k^2) sum_{a,b in C_k} K_ab``
-    (seed 002 eq. (19), with ``K_ii = 1``), and the one-hot ``Z`` and sizes ``N``."""
+    (Maldonado et al. 2015 eq. (19), with ``K_ii = 1``), and the one-hot ``Z`` and sizes ``N``."""
     Z = one_hot(labels, n_clusters)
     sizes = Z.sum(axis=0)
     KZ = K @ Z
@@ -47,7 +47,8 @@ def centroid_distance_matrix(K, labels, n_clusters):
 
 def kpkmeans_objective(X, v, labels, n_clusters, lam, beta=5.0):
     """``F(v, C) = sum_i sum_{k != k_i} H_{i k_i} / H_ik + lam sum_j (1 - exp(-beta v_j))``
-    (seed 002 eq. (20); the energy ratio of eq. (18) plus the concave penalty of eq. (15)).
+    (Maldonado et al. 2015 eq. (20); the energy ratio of eq. (18) plus the concave penalty of
+    eq. (15)).
 
     Parameters
     ----------
@@ -110,7 +111,7 @@ def kpkmeans_gradient(X, v, labels, n_clusters, lam, beta=5.0):
 
 
 def printed_energy_ratio_gradient(X, v, labels, n_clusters):
-    """The energy-ratio gradient as printed in seed 002 eq. (24) (documentation of the erratum).
+    """The energy-ratio gradient as printed in Maldonado et al. 2015 eq. (24) (the erratum).
 
     Eq. (24) writes ``(v_j x_aj - v_j x_bj)^2 K_ab`` for ``-dK_ab/dv_j``; it equals ``-v_j``
     times the correct gradient, so ``v <- v - gamma grad`` with it would climb the energy ratio.
@@ -204,7 +205,7 @@ class KPKMeans(FeatureRanker):
     selected_features_ : ndarray of int
         Indices of the features with ``v_j > 0``, best first.
     n_features_selected_ : int
-        Their number (the "n" of seed 002's tables).
+        Their number (the "n" of Maldonado et al. 2015's tables).
     labels_ : ndarray of shape (n_samples,)
         Final partition (kernel k-means on ``K(v_)``, warm-started).
     labels_path_ : ndarray of shape (n_rounds, n_samples)

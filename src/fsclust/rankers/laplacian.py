@@ -36,7 +36,7 @@ class LaplacianScore(FeatureRanker):
         versa, the sample itself excluded). None: the complete graph, ``W_ii = 0``.
     t : float, default=None
         Heat-kernel parameter of ``W_ij = exp(-||x_i - x_j||^2 / t)``. None: ``t_rule``.
-    t_rule : {"cai", "seed000", "median"}, default="cai"
+    t_rule : {"cai", "zeng2008", "median"}, default="cai"
         ``"cai"``: ``t = 2 (mean pairwise distance)^2``, as in Cai's ``constructW``; see
         :func:`fsclust.graphs.bandwidth`.
     weight : {"heat", "binary", "cosine"}, default="heat"
@@ -55,9 +55,9 @@ class LaplacianScore(FeatureRanker):
         has none.
     variant : {"full", "numerator"}, default="full"
         ``"full"``: the Laplacian Score above. ``"numerator"``: only
-        ``sum_ij W_ij (f_ri - f_rj)^2``, as seed 000 (Zeng & Cheung 2008) describes the method;
+        ``sum_ij W_ij (f_ri - f_rj)^2``, as Zeng & Cheung 2008 describe the method;
         it favours low-variance features and is offered for sensitivity analyses only
-        (we assume the seed actually ran the full score).
+        (we assume they actually ran the full score).
 
     Attributes
     ----------
@@ -80,7 +80,7 @@ class LaplacianScore(FeatureRanker):
     - A constant feature, or one with no weighted variance (``f~^T D_g f~ = 0``, possible only
       when it varies on isolated nodes alone), scores ``+inf`` and is ranked last.
       scikit-feature clamps the denominator and gives such features about 1.0 instead.
-    - A floor ``den <= 1e-12 max(1, d^T (f o f))`` is not used: with seed 000's
+    - A floor ``den <= 1e-12 max(1, d^T (f o f))`` is not used: with Zeng & Cheung 2008's
       narrow kernel all degrees are ~1e-100 and that absolute floor would declare every
       feature constant. The constant test ``ptp(f) <= 1e-12 max(1, max|f|)`` on the raw
       feature is used instead.

@@ -453,10 +453,11 @@ class MCFS(FeatureRanker):
         ``K``; None: ``n_clusters``.
     n_nonzero_coefs : int or None, default=None
         Cardinality ``d`` of each lasso solution; None: ``n_features_to_select``, else
-        ``min(n_features, 50)``. Seed 002 uses ``d = n`` (the number of features evaluated).
+        ``min(n_features, 50)``. Maldonado et al. 2015 use ``d = n`` (the number of features
+        evaluated).
     n_neighbors : int, default=5
     t : float or None, default=None
-    t_rule : {"cai", "seed000", "median"}, default="cai"
+    t_rule : {"cai", "zeng2008", "median"}, default="cai"
     ridge : float, default=1e-3
         Ridge term of Cai's Gram matrix ``X^T X + ridge I``; dropped when ``8 D^2`` bytes
         exceed 1 GiB (``D > 11585``). Without it (or with 0) the paths run on ``X``.

@@ -164,7 +164,7 @@ class QAlpha(FeatureRanker):
     ``Q <- qr(A_alpha Q)``. Both steps never decrease the objective. The weights come out
     sparse and nearly all of one sign (the paper's "emergence of sparsity"): the relevant
     features are those with a large ``alpha_j``. k-means on the rows of the final ``Q`` gives
-    the clustering (seed 001 uses Q-alpha as a clustering baseline too).
+    the clustering (Zeng & Cheung 2009 use Q-alpha as a clustering baseline too).
 
     ``G`` is formed only when it is small next to the data (``D^2 <= 128 n k`` and
     ``D <= 5000``, ``D`` counting non-constant features), where a dense ``eigh`` is fastest;
@@ -182,7 +182,7 @@ class QAlpha(FeatureRanker):
         Stop when ``||alpha^(r) - alpha^(r-1)|| < tol``, the two signs aligned.
     init : {"uniform", "random"}, default="uniform"
         ``"uniform"``: ``alpha^(0) = 1/sqrt(D)`` and ``Q^(0)`` the ``k`` leading eigenvectors of
-        ``A_alpha0`` (deterministic; seed 001's configuration). ``"random"``: a random
+        ``A_alpha0`` (deterministic; Zeng & Cheung 2009's setting). ``"random"``: a random
         orthonormal ``Q^(0)`` drawn from ``random_state``.
     n_init : int, default=10
         Restarts of the k-means on the rows of ``Q``.

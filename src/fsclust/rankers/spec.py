@@ -140,14 +140,14 @@ class SPEC(FeatureRanker):
         phi1 and phi2: smaller is better; phi3: larger is better. (scikit-feature sorts all
         three the wrong way round.)
     power : int, default=1
-        ``r`` of ``gamma(lambda) = lambda^r``; seed 002 uses phi1-hat, for which we take
+        ``r`` of ``gamma(lambda) = lambda^r``; Maldonado et al. 2015 use phi1-hat, for which we take
         ``r = 2`` (an assumption: the paper does not give ``r``; 1 and 4 are sensitivity
         checks).
     n_clusters : int or None, default=None
         ``k`` of phi3.
     t : float or None, default=None
         Kernel parameter; None: ``t_rule``.
-    t_rule : {"cai", "seed000", "median"}, default="cai"
+    t_rule : {"cai", "zeng2008", "median"}, default="cai"
 
     Attributes
     ----------
