@@ -7,7 +7,7 @@ import logging
 import numpy as np
 import scipy.linalg
 
-from ..graphs import bandwidth, squared_distances
+from ..graphs import bandwidth, canonical_sign_flip, squared_distances
 from .base import FeatureRanker
 
 log = logging.getLogger(__name__)
@@ -30,9 +30,11 @@ def spectral_system(X, t, laplacian):
     g = S.sum(axis=1)
     if laplacian == "unnormalized":
         values, vectors = scipy.linalg.eigh(np.diag(g) - S)
+        vectors = canonical_sign_flip(vectors)
     else:
         root = 1.0 / np.sqrt(g)
         values, V = scipy.linalg.eigh(np.eye(S.shape[0]) - root[:, None] * S * root[None, :])
+        V = canonical_sign_flip(V)
         vectors = root[:, None] * V
     return S, g, values, vectors
 
