@@ -6,7 +6,9 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from fsclust.graphs import (
+    SIGN_TIE_RTOL,
     bandwidth,
+    canonical_sign_flip,
     knn_graph,
     laplacian,
     largest_eigenvectors,
@@ -367,6 +369,40 @@ def test_eigenpairs_are_the_extreme_ones_with_deterministic_signs():
     np.testing.assert_array_equal(again, vectors)
 
 
+def test_canonical_sign_is_the_same_whatever_sign_the_solver_gave():
+    rng = np.random.RandomState(7)
+    V = np.linalg.qr(rng.normal(size=(20, 4)))[0]
+    canonical = canonical_sign_flip(V)
+    for signs in ([1, 1, 1, 1], [-1, 1, -1, 1], [-1, -1, -1, -1]):
+        np.testing.assert_array_equal(canonical_sign_flip(V * np.array(signs)), canonical)
+    largest_entry = canonical[np.argmax(np.abs(canonical), axis=0), np.arange(4)]
+    assert np.all(largest_entry > 0)
+    assert np.all(np.abs(canonical) == np.abs(V))  # flipped, never rescaled
+    np.testing.assert_array_equal(canonical_sign_flip(V[:, 0]), canonical[:, 0])
+
+
+def test_a_tie_for_the_largest_entry_is_decided_by_index_not_by_round_off():
+    # two entries of equal magnitude and opposite signs (a path graph's Fiedler vector): which
+    # one a solver rounds larger must not decide the sign
+    for bump in (0.0, 4 * np.finfo(float).eps, -4 * np.finfo(float).eps):
+        v = np.array([0.6 * (1.0 + bump), 0.1, -0.6, 0.2])
+        assert canonical_sign_flip(v)[0] > 0
+        assert canonical_sign_flip(-v)[0] > 0
+    # beyond the tolerance the largest entry decides
+    v = np.array([0.6, 0.1, -0.6 * (1.0 + 10 * SIGN_TIE_RTOL)])
+    assert canonical_sign_flip(v)[2] > 0
+
+
+def test_canonical_signs_of_an_svd_keep_the_product():
+    rng = np.random.RandomState(8)
+    A = rng.normal(size=(7, 5))
+    U, s, Vt = np.linalg.svd(A, full_matrices=False)
+    Uc, Vtc = canonical_sign_flip(-U, -Vt)
+    np.testing.assert_allclose(Uc * s @ Vtc, A, atol=1e-12)
+    np.testing.assert_array_equal(Uc, canonical_sign_flip(U))
+    assert np.all(np.abs(canonical_sign_flip(np.zeros((3, 2)))) == 0)  # no NaN from a zero column
+
+
 @pytest.mark.parametrize("largest", [False, True])
 def test_arpack_and_dense_solvers_agree_on_a_sparse_laplacian(largest):
     X = np.random.RandomState(6).normal(size=(300, 2))
@@ -375,8 +411,8 @@ def test_arpack_and_dense_solvers_agree_on_a_sparse_laplacian(largest):
     values_dense, V_dense = solve(L_sym, 4, solver="dense")
     values_arpack, V_arpack = solve(L_sym, 4, solver="arpack", random_state=0)
     np.testing.assert_allclose(values_arpack, values_dense, atol=1e-9)
-    # same subspace (eigenvalues are simple here, so the same vectors up to sign)
-    np.testing.assert_allclose(np.abs(V_arpack.T @ V_dense), np.eye(4), atol=1e-6)
+    # simple eigenvalues: the same vectors, signs included (both canonical)
+    np.testing.assert_allclose(V_arpack.T @ V_dense, np.eye(4), atol=1e-6)
 
 
 def test_eigen_solver_rejects_bad_k():

@@ -28,6 +28,7 @@ from threadpoolctl import threadpool_limits
 
 from fsclust.cluster import KMeans, SpectralClustering
 from fsclust.cluster.affinity import sklearn_seed
+from fsclust.graphs import canonical_sign_flip
 
 __all__ = [
     "arimm",
@@ -392,7 +393,7 @@ def hbgf_consensus(labels, n_clusters, random_state=None, partitioner="metis"):
     d1 = H.sum(axis=1)
     d2 = H.sum(axis=0)
     S = H / np.sqrt(d1)[:, None] / np.sqrt(d2)[None, :]
-    U, _, Vt = np.linalg.svd(S, full_matrices=False)
+    U, Vt = canonical_sign_flip(*np.linalg.svd(S, full_matrices=False)[::2])
     k = min(int(n_clusters), U.shape[1])
     emb = np.vstack([U[:, :k], Vt[:k].T])
     norms = np.linalg.norm(emb, axis=1, keepdims=True)

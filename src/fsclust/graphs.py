@@ -8,7 +8,8 @@ Every graph-based ranker and clusterer calls these functions; none copies them. 
 - graphs that define a Laplacian have a zero diagonal unless asked otherwise (self-loops change
   ``D_g``, ``L_rw`` and ``L_sym``, and with a narrow kernel such as Zeng & Cheung's (2008) a unit
   diagonal makes the normalised matrices numerically the identity);
-- eigenvectors get a deterministic sign: the largest-magnitude entry of each is positive.
+- eigenvectors get a canonical sign, the same on every machine: the largest-magnitude entry of
+  each is positive (:func:`canonical_sign_flip`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ __all__ = [
     "laplacian",
     "smallest_eigenvectors",
     "largest_eigenvectors",
+    "canonical_sign_flip",
 ]
 
 #: Old names of the bandwidth rules, from the project's early numbering of the five papers,
@@ -604,12 +606,58 @@ def laplacian(W, kind="unnormalized"):
     return L, d
 
 
-def _deterministic_sign_flip(V):
-    """Flip each column so that its largest-magnitude entry is positive."""
-    idx = np.argmax(np.abs(V), axis=0)
-    signs = np.sign(V[idx, np.arange(V.shape[1])])
-    signs[signs == 0] = 1.0
-    return V * signs
+#: Entries within this relative distance of a vector's largest magnitude tie for deciding its
+#: sign: far above the round-off of the entries of a computed eigenvector (about
+#: ``eps ||A|| / gap``, below 1e-12 relative for a gap of 1e-4), so that an exact tie (two
+#: samples placed symmetrically, such as the ends of a path graph) is decided by index, not by
+#: which entry the BLAS kernels happened to round larger.
+SIGN_TIE_RTOL = 1e-8
+
+
+def canonical_sign_flip(vectors, coupled=None):
+    """Flip each column of ``vectors`` so that its largest-magnitude entry is positive.
+
+    An eigenvector (a singular vector pair) is defined only up to its sign, which LAPACK and
+    ARPACK decide by round-off: it changes with the CPU's BLAS kernels and the thread count.
+    This fixes it the way :func:`sklearn.utils.extmath.svd_flip` does (the sign of the entry of
+    largest magnitude), rather than by the sign of the sum, which is zero for every Laplacian
+    eigenvector orthogonal to the constant one. Entries within ``SIGN_TIE_RTOL`` of the largest
+    magnitude are tied, and the lowest index among them decides, so that round-off cannot
+    move the decision to an entry of opposite sign. Multiplying by -1 is exact: a column whose
+    sign is kept comes back bit for bit.
+
+    Parameters
+    ----------
+    vectors : ndarray of shape (n,) or (n, k)
+        One vector, or vectors as columns (an eigen-solver's ``V``, an SVD's ``U``).
+    coupled : ndarray of shape (k, m), optional
+        Rows flipped together with the columns of ``vectors``: the ``Vt`` of an SVD
+        ``U S Vt``, so that the product is unchanged.
+
+    Returns
+    -------
+    flipped : ndarray of the shape of ``vectors``
+    coupled_flipped : ndarray of shape (k, m)
+        Only when ``coupled`` is given.
+
+    Examples
+    --------
+    >>> canonical_sign_flip(np.array([[0.6, 0.0], [-0.8, -1.0]]))
+    array([[-0.6, -0. ],
+           [ 0.8,  1. ]])
+    >>> canonical_sign_flip(np.array([0.5, -0.5]))  # a tie: the first entry decides
+    array([ 0.5, -0.5])
+    """
+    V = np.asarray(vectors)
+    columns = V.reshape(V.shape[0], -1)
+    magnitude = np.abs(columns)
+    tied = magnitude >= (1.0 - SIGN_TIE_RTOL) * magnitude.max(axis=0, initial=0.0)
+    lead = np.argmax(tied, axis=0)  # the first tied entry of each column
+    signs = np.where(columns[lead, np.arange(columns.shape[1])] < 0, -1.0, 1.0)
+    flipped = (columns * signs).reshape(V.shape)
+    if coupled is None:
+        return flipped
+    return flipped, np.asarray(coupled) * signs[:, None]
 
 
 def _gershgorin_bounds(A):
@@ -648,7 +696,7 @@ def _extreme_eigenvectors(A, k, largest, solver, random_state):
         vals, vecs = vals[order], vecs[:, order]
     if largest:
         vals, vecs = vals[::-1], vecs[:, ::-1]
-    return np.ascontiguousarray(vals), _deterministic_sign_flip(np.ascontiguousarray(vecs))
+    return np.ascontiguousarray(vals), canonical_sign_flip(np.ascontiguousarray(vecs))
 
 
 def smallest_eigenvectors(A, k, *, solver="auto", random_state=None):
@@ -670,7 +718,8 @@ def smallest_eigenvectors(A, k, *, solver="auto", random_state=None):
     -------
     eigenvalues : ndarray of shape (k,)
     eigenvectors : ndarray of shape (n, k)
-        Orthonormal columns; each column's largest-magnitude entry is positive.
+        Orthonormal columns, each with its largest-magnitude entry positive
+        (:func:`canonical_sign_flip`).
 
     Notes
     -----
@@ -681,7 +730,7 @@ def smallest_eigenvectors(A, k, *, solver="auto", random_state=None):
     References
     ----------
     ``scipy.linalg.eigh`` (``subset_by_index``) and ``scipy.sparse.linalg.eigsh`` (shift-invert);
-    the sign rule is scikit-learn's ``sklearn.utils.extmath._deterministic_vector_sign_flip``.
+    the sign rule is scikit-learn's ``sklearn.utils.extmath.svd_flip``, ties broken by index.
 
     Examples
     --------

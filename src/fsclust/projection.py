@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.decomposition import PCA
 
+from .graphs import canonical_sign_flip
+
 
 def pca_projection(X, n_components):
     """Project the centred data on its top principal axes.
@@ -38,4 +40,4 @@ def pca_projection(X, n_components):
     X = np.asarray(X, dtype=np.float64)
     n, d = X.shape
     m = max(1, min(int(n_components), n - 1, d))
-    return PCA(n_components=m, svd_solver="full").fit_transform(X)
+    return canonical_sign_flip(PCA(n_components=m, svd_solver="full").fit_transform(X))

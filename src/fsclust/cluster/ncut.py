@@ -356,6 +356,7 @@ def discretize_ncutw(Z, max_iter=20):
         labels = np.argmax(Z @ R, axis=1)
         X = np.zeros((n, k))
         X[np.arange(n), labels] = 1.0
+        # no canonical sign needed: R = V U^T is unchanged when a pair (u_i, v_i) flips
         U, S, Vt = np.linalg.svd(X.T @ Z)
         value = 2.0 * (n - S.sum())
         if abs(value - last) < eps or n_iter > max_iter:

@@ -10,7 +10,7 @@ import numpy as np
 import scipy.linalg
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..graphs import BANDWIDTH_RULES, bandwidth, squared_distances
+from ..graphs import BANDWIDTH_RULES, bandwidth, canonical_sign_flip, squared_distances
 from .base import FeatureRanker, IntInterval
 
 log = logging.getLogger(__name__)
@@ -33,9 +33,11 @@ def spectral_system(X, t, laplacian):
     g = S.sum(axis=1)
     if laplacian == "unnormalized":
         values, vectors = scipy.linalg.eigh(np.diag(g) - S)
+        vectors = canonical_sign_flip(vectors)
     else:
         root = 1.0 / np.sqrt(g)
         values, V = scipy.linalg.eigh(np.eye(S.shape[0]) - root[:, None] * S * root[None, :])
+        V = canonical_sign_flip(V)
         vectors = root[:, None] * V
     return S, g, values, vectors
 

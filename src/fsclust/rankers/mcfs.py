@@ -16,7 +16,8 @@ from sklearn.utils.arrayfuncs import cholesky_delete, min_pos
 
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..graphs import BANDWIDTH_RULES, knn_graph, laplacian, smallest_eigenvectors
+from ..graphs import (BANDWIDTH_RULES, canonical_sign_flip, knn_graph, laplacian,
+                      smallest_eigenvectors)
 from .base import FeatureRanker, IntInterval
 
 # Above this many samples the embedding uses ARPACK on the sparse graph instead of a dense eigh.
@@ -404,19 +405,22 @@ def _whole_gram_lasso_paths(X, Y, ridge, max_iter, stop_cardinality):
 def skfeature_embedding_targets(W, n_eigenvectors):
     """scikit-feature's ``Y (n, K)``: ``D^-1/2 V`` with ``V`` the eigenvectors of the ``K``
     largest eigenvalues of ``D^-1/2 W D^-1/2`` below the top one, taken by position from a
-    full dense ``eigh`` (columns ``[-K-1:-1]``), with LAPACK's signs.
+    full dense ``eigh`` (columns ``[-K-1:-1]``).
 
     The compatibility recipe's embedding (``solver="skfeature"``): the same subspace as
-    :func:`spectral_embedding_targets` on a connected graph, in the reverse order and with
-    arbitrary signs, which the signed maximum of ``score_rule="signed_max"`` sees. The trivial
-    eigenvector is dropped by position, which is wrong on a disconnected graph.
+    :func:`spectral_embedding_targets` on a connected graph, in the reverse order. The signed
+    maximum of ``score_rule="signed_max"`` sees the signs: scikit-feature keeps LAPACK's,
+    which change with the CPU's BLAS kernels; these are canonical
+    (:func:`~fsclust.graphs.canonical_sign_flip`), so scikit-feature's coefficients are matched
+    up to the sign of each eigenvector. The trivial eigenvector is dropped by position, which
+    is wrong on a disconnected graph.
     """
     W = W.toarray() if sp.issparse(W) else np.array(W, dtype=np.float64)
     W = 0.5 * (W + W.T)
     inv_sqrt = np.sqrt(1.0 / W.sum(axis=1))
     M = inv_sqrt[:, None] * W * inv_sqrt[None, :]
     M = np.maximum(M, M.T)
-    _, V = scipy.linalg.eigh(M)
+    V = canonical_sign_flip(scipy.linalg.eigh(M)[1])
     return inv_sqrt[:, None] * V[:, -n_eigenvectors - 1:-1]
 
 

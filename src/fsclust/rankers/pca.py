@@ -6,6 +6,7 @@ import numpy as np
 import scipy.linalg
 from sklearn.decomposition import PCA
 
+from ..graphs import canonical_sign_flip
 from .base import FeatureRanker
 
 
@@ -46,7 +47,7 @@ def first_principal_axis(X, standardize=True):
     norm = np.linalg.norm(w)
     if norm > 0:
         w = w / norm
-    return w * (1.0 if w[np.argmax(np.abs(w))] >= 0 else -1.0)
+    return canonical_sign_flip(w)
 
 
 def pca_projection(X, n_components, standardize=False):
@@ -62,7 +63,7 @@ def pca_projection(X, n_components, standardize=False):
     """
     Xc = _centred(X, standardize)
     m = int(min(n_components, Xc.shape[0] - 1, Xc.shape[1]))
-    return PCA(n_components=m, svd_solver="full").fit_transform(Xc)
+    return canonical_sign_flip(PCA(n_components=m, svd_solver="full").fit_transform(Xc))
 
 
 class PCARanking(FeatureRanker):

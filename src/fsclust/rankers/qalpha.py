@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..cluster.affinity import check_n_clusters
 from ..cluster.kmeans import KMeans
-from ..graphs import largest_eigenvectors
+from ..graphs import canonical_sign_flip, largest_eigenvectors
 from .base import FeatureRanker, IntInterval, constant_features
 
 INITS = ("uniform", "random")
@@ -118,9 +118,9 @@ def g_matrix(M, P, gram=None):
 def _orient(alpha):
     """The sign that makes ``sum(alpha) >= 0`` (largest entry positive when the sum is 0)."""
     total = alpha.sum()
-    if total < 0 or (total == 0 and alpha[np.argmax(np.abs(alpha))] < 0):
-        return -alpha
-    return alpha
+    if total == 0:
+        return canonical_sign_flip(alpha)
+    return -alpha if total < 0 else alpha
 
 
 def _leading_eigenvector(M, P, v0, gram):
@@ -133,7 +133,7 @@ def _leading_eigenvector(M, P, v0, gram):
         return largest_eigenvectors(g_matrix(M, P, gram), 1, solver="dense")[1][:, 0]
     d = M.shape[0]
     G = LinearOperator((d, d), matvec=lambda v: g_matvec(M, P, np.ravel(v)), dtype=np.float64)
-    vec = eigsh(G, k=1, which="LA", v0=v0)[1][:, 0]
+    vec = canonical_sign_flip(eigsh(G, k=1, which="LA", v0=v0)[1][:, 0])
     return vec / np.linalg.norm(vec)
 
 
@@ -146,7 +146,7 @@ def _initial_indicator(M, n_clusters, init, rng):
     # M: an SVD of the (D, n) matrix, never the eigh of the (n, n) one
     full = n_clusters > min(M.shape)
     Vt = scipy.linalg.svd(M, full_matrices=full, compute_uv=True)[2]
-    return np.ascontiguousarray(Vt[:n_clusters].T)
+    return np.ascontiguousarray(canonical_sign_flip(Vt[:n_clusters].T))
 
 
 class QAlpha(FeatureRanker):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..graphs import canonical_sign_flip
 from .base import FeatureRanker, IntInterval, mean_plus_std_rule
 
 
@@ -166,6 +167,7 @@ def svd_entropy_contributions(X, batch_size=1024):
     if n <= d:
         G = X @ X.T
         lam, U = np.linalg.eigh(G)
+        U = canonical_sign_flip(U)
         entropy = float(svd_entropy(lam))
         n_values = min(n, d - 1)
         Z = U.T @ X  # (n, D): each feature in the eigenbasis of G
