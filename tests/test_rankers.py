@@ -86,6 +86,21 @@ def test_ranking_is_the_rank_of_each_feature_in_the_feature_order(data, ranker):
     assert ranker.ranking_[d - 1] == d  # the constant feature is last
 
 
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("ranker", _every_ranker(), ids=lambda r: type(r).__name__)
+def test_every_reported_kind_of_fitted_attribute_is_declared(data, ranker):
+    # the workflow's sidecar reports what the class declares (reported_attributes) and keeps
+    # what it stores (stored_arrays): a method's iteration count, histories and paths must be
+    # declared there, or a new method's would be silently dropped
+    ranker.fit(data)
+    fitted = {name for name in vars(ranker) if name.endswith("_") and not name.startswith("_")}
+    reported = {name for name in fitted
+                if name == "n_iter_" or name.endswith(("_history_", "_path_"))}
+    reported -= {"labels_path_"}  # a partition per size: scored by the workflow, not stored
+    assert reported <= set(type(ranker).reported_attributes)
+    assert set(type(ranker).stored_arrays) <= fitted
+
+
 @pytest.mark.parametrize("ranker", [VarianceScore(), LaplacianScore()])
 def test_sweep_over_m_needs_no_refit(data, ranker):
     ranker.fit(data)

@@ -110,30 +110,22 @@ def load_view(data_path, dataset, seed, class_draw=None):
     return ds
 
 
-# Fitted attributes a method may expose beyond scores_, ranking_ and feature_order_, kept in the
-# ranking's sidecar JSON: iteration counts, objective histories, the number of features a
-# method selects itself (n_features_selected_), and its own clustering (labels_, evaluated
-# against the classes).
-SIDECAR_ATTRIBUTES = ("n_iter_", "objective_history_", "n_features_selected_", "t_",
-                      "selected_features_", "n_features_path_",
-                      "effective_features_history_", "isolated_history_",
-                      "components_history_")
-
-
 def _jsonable(value):
     value = np.asarray(value)
     return value.item() if value.ndim == 0 else value.tolist()
 
 
 def rank_sidecar(ranker, ds, *, dataset, method, seed, random_state, seconds, metrics):
-    """What a ranking run reports besides the ranking (see ``SIDECAR_ATTRIBUTES``)."""
+    """What a ranking run reports besides the ranking: the attributes the ranker's class
+    declares in ``reported_attributes`` (iterations, objective, ...), and its own clustering
+    (``labels_``, ``labels_path_``) scored against the classes here, outside the method."""
     from fsclust.metrics import evaluate
 
     info = {"dataset": dataset, "method": method, "seed": seed, "random_state": random_state,
             "seconds": round(seconds, 3), "n_samples": int(ds.X.shape[0]),
             "n_features": int(ds.X.shape[1]),
             "classes": list(ds.class_names) if ds.class_names else None}
-    for name in SIDECAR_ATTRIBUTES:
+    for name in type(ranker).reported_attributes:
         if hasattr(ranker, name):
             info[name.rstrip("_")] = _jsonable(getattr(ranker, name))
     if hasattr(ranker, "labels_") and ds.y is not None:
@@ -174,14 +166,11 @@ def _rank_one(ds, *, dataset, method, spec, seed, references=None):
     return ranker, random_state, time.perf_counter() - start
 
 
-#: Fitted arrays a later step reads (FRMV shares FRCM's ensemble; Zhang's Figure 3 reads FRCM's
-#: consensus matrix), kept beside the ranking in ``seed{S}.npz``.
-ARTIFACT_ATTRIBUTES = ("ensemble_", "consensus_matrix_")
-
-
 def _artifacts(ranker):
+    """The arrays the ranker's class declares in ``stored_arrays`` (FRMV shares FRCM's
+    ensemble; Zhang's Figure 3 reads FRCM's consensus matrix), for ``seed{S}.npz``."""
     arrays = {}
-    for name in ARTIFACT_ATTRIBUTES:
+    for name in type(ranker).stored_arrays:
         if hasattr(ranker, name):
             arrays[name.rstrip("_")] = np.asarray(getattr(ranker, name))
     ensemble = arrays.get("ensemble")
@@ -214,7 +203,7 @@ def resolve_references(params, seed, references):
 
     ``{selected_by: kpkmeans}`` is the number of features that method kept (at least 1: a
     filter needs one feature); ``{from: frcm, attribute: ensemble}`` is an array that method
-    kept (:data:`ARTIFACT_ATTRIBUTES`) or a value of its sidecar JSON. ``references`` maps a
+    kept (its class's ``stored_arrays``) or a value of its sidecar JSON. ``references`` maps a
     method key to its rankings directory.
     """
     out = {}

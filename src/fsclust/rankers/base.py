@@ -358,6 +358,16 @@ class FeatureRanker(SelectorMixin, BaseEstimator):
     #: The paper's direction of the raw score.
     higher_is_better = True
 
+    #: Fitted attributes a workflow reports beside the ranking (the sidecar of a ranking run),
+    #: where the method has them: iterations, objective, the bandwidth used and the features
+    #: the method selects itself. A method with more extends the tuple.
+    reported_attributes = ("n_iter_", "objective_history_", "n_features_selected_", "t_",
+                           "selected_features_")
+
+    #: Fitted arrays a later step may read (another method's input, a paper's figure), kept
+    #: by a workflow beside the ranking.
+    stored_arrays = ()
+
     _parameter_constraints: dict = {
         "n_features_to_select": [IntInterval(1, None, closed="left"), None],
     }

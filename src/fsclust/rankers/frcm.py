@@ -110,6 +110,7 @@ class FRCM(FeatureRanker):
     """
 
     higher_is_better = True
+    stored_arrays = ("ensemble_", "consensus_matrix_")
 
     _parameter_constraints: dict = {
         **FeatureRanker._parameter_constraints,

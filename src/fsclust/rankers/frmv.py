@@ -101,6 +101,7 @@ class FRMV(FeatureRanker):
     """
 
     higher_is_better = False
+    stored_arrays = ("ensemble_",)
 
     _parameter_constraints: dict = {
         **FeatureRanker._parameter_constraints,

@@ -293,6 +293,7 @@ class KPKMeans(FeatureRanker):
     """
 
     higher_is_better = True
+    reported_attributes = (*FeatureRanker.reported_attributes, "n_features_path_")
 
     _parameter_constraints: dict = {
         **FeatureRanker._parameter_constraints,

@@ -145,6 +145,8 @@ class LLCFS(FeatureRanker):
     """
 
     higher_is_better = True
+    reported_attributes = (*FeatureRanker.reported_attributes, "effective_features_history_",
+                           "isolated_history_", "components_history_")
 
     _parameter_constraints: dict = {
         **FeatureRanker._parameter_constraints,
