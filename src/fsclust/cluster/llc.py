@@ -186,7 +186,11 @@ def discretize(Y, n_clusters, method, random_state, n_init=10):
     """
     if method == "kmeans":
         norms = np.linalg.norm(Y, axis=1, keepdims=True)
-        Z = Y / np.where(norms > 0, norms, 1.0)
+        # A sample without neighbours has a zero row in exact arithmetic (T e_i = e_i); scaled to
+        # unit length, its round-off (~1e-14) would become a direction set by the BLAS kernels.
+        # Such rows stay zero.
+        real = norms > np.sqrt(np.finfo(float).eps) * norms.max(initial=0.0)
+        Z = Y / np.where(real, norms, 1.0) * real
         return KMeans(n_clusters=n_clusters, n_init=n_init, random_state=random_state).fit(Z).labels_
     if method == "yushi":
         from sklearn.cluster._spectral import discretize as yu_shi
