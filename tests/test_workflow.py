@@ -1,6 +1,7 @@
 """The real workflow on a tiny config, with --cores 2 (the slowest test: about a minute)."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -196,6 +197,40 @@ def test_run_may_name_a_paper_target(tmp_path):
     proc = _snakemake(work, "--cores", "1", "--dry-run")
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "zeng2009_report" in proc.stdout + proc.stderr
+
+
+def test_a_paper_is_its_own_files_and_named_nowhere_else(tmp_path):
+    # the Snakefile names no paper: it finds their config and rules files
+    papers = sorted(p.stem for p in (REPO / "config" / "experiments").glob("*.yaml"))
+    assert papers
+    snakefile = (REPO / "Snakefile").read_text()
+    assert [p for p in papers if p in snakefile] == []
+    # a new paper is its config file and its rules file (with its own localrules), nothing else
+    work = _workdir(tmp_path, "new-paper")
+    new = {"experiments": {"newpaper2099": {**TINY["experiments"]["tiny"], "datasets": ["iris"]}}}
+    (work / "config" / "experiments" / "newpaper2099.yaml").write_text(yaml.safe_dump(new))
+    (work / "workflow" / "rules" / "paper_newpaper2099.smk").write_text(
+        "localrules:\n    newpaper2099_table,\n\n\n"
+        "rule newpaper2099_table:\n"
+        '    input:\n        "results/newpaper2099/tables/best.md",\n'
+        '    output:\n        "results/newpaper2099/paper/table.md",\n'
+        '    shell:\n        "cp {input} {output}"\n')
+    proc = _snakemake(work, "--cores", "1", "--dry-run", "newpaper2099",
+                      "results/newpaper2099/paper/table.md")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    stats = _job_stats(proc.stdout + proc.stderr)
+    assert stats["newpaper2099_table"] == 1 and stats["newpaper2099"] == 1
+    assert stats["evaluate"] == 2
+
+
+def test_no_rule_file_defines_a_module_level_lambda():
+    # helpers are functions (common.smk, papers.smk: files without rules, as the linter wants)
+    # or lambdas inside a rule, never `name = lambda ...` that the linter does not see
+    files = [REPO / "Snakefile", *sorted((REPO / "workflow" / "rules").glob("*.smk"))]
+    found = [f"{f.name}:{i}: {line}" for f in files
+             for i, line in enumerate(f.read_text().splitlines(), 1)
+             if re.match(r"[A-Za-z_]\w*\s*=\s*lambda\b", line)]
+    assert found == []
 
 
 def test_url_dataset_is_fetched_from_the_mirror_verified_and_prepared(tmp_path, mirror):

@@ -353,6 +353,19 @@ def rankings_output(experiment, dataset, method):
     return f"results/{experiment}/rankings/{dataset}/{method}"
 
 
+def rankings_outputs(experiment, methods=None):
+    """The rankings directories of ``methods`` (default: every method) of an experiment, on the
+    datasets it can get, each once (a "dataset" grain job writes all methods' rankings).
+    """
+    return sorted(
+        {
+            rankings_output(experiment, ds, method)
+            for ds in exp_datasets(experiment)
+            for method in (methods or EXPERIMENTS[experiment]["methods"])
+        }
+    )
+
+
 def sweep_files(experiment):
     """The sweep TSV of every evaluate job of an experiment."""
     exp = EXPERIMENTS[experiment]
@@ -424,13 +437,7 @@ def experiment_outputs(experiment):
         return [
             *EXTRA_OUTPUTS.get(experiment, []),
             f"results/{experiment}/provenance.json",
-            *sorted(
-                {
-                    rankings_output(experiment, ds, method)
-                    for ds in exp_datasets(experiment)
-                    for method in exp["methods"]
-                }
-            ),
+            *rankings_outputs(experiment),
         ]
     return [
         *EXTRA_OUTPUTS.get(experiment, []),

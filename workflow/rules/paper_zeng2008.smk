@@ -5,6 +5,11 @@
 ZENG2008 = papers_of("zeng2008")
 
 
+# tables and figures take seconds: on the submitting host (see experiments.smk)
+localrules:
+    zeng2008_report,
+
+
 rule zeng2008_report:
     input:
         summaries=lambda wildcards: [
