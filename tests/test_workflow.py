@@ -87,8 +87,10 @@ def test_workflow_writes_figures_and_tables(tiny_run):
     assert info1["shared_by_seeds"] is True
     # every rule logged and benchmarked
     assert any((tiny_run / "logs" / "tiny" / "evaluate").rglob("*.log"))
-    assert any((tiny_run / "benchmarks" / "tiny" / "evaluate").rglob("*.tsv"))
-    assert (tiny_run / "benchmarks" / "tiny" / "aggregate.tsv").exists()
+    assert any((tiny_run / "logs" / "benchmarks" / "tiny" / "evaluate").rglob("*.tsv"))
+    assert (tiny_run / "logs" / "benchmarks" / "tiny" / "aggregate.tsv").exists()
+    # and not in the benchmark suite's source folder
+    assert not (tiny_run / "benchmarks").exists()
 
 
 def test_rerun_has_nothing_to_do(tiny_run):

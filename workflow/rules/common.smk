@@ -101,7 +101,7 @@ def _check_output_folders():
     graph (it would fail there with a traceback on a file named `results`)."""
     import os
 
-    for name in ("results", "data", "logs", "benchmarks"):
+    for name in ("results", "data", "logs"):
         folder = Path(name)
         if folder.exists() and not folder.is_dir():
             raise ValueError(

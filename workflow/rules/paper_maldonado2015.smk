@@ -115,7 +115,7 @@ rule maldonado2015_tables:
     log:
         "logs/{paper}/maldonado2015_tables.log",
     benchmark:
-        "benchmarks/{paper}/maldonado2015_tables.tsv"
+        "logs/benchmarks/{paper}/maldonado2015_tables.tsv"
     wildcard_constraints:
         paper=names_pattern(MALDONADO2015),
     conda:

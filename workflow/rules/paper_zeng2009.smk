@@ -83,7 +83,7 @@ rule zeng2009_grid:
     log:
         "logs/{paper}/zeng2009_grid/{dataset}.log",
     benchmark:
-        "benchmarks/{paper}/zeng2009_grid/{dataset}.tsv"
+        "logs/benchmarks/{paper}/zeng2009_grid/{dataset}.tsv"
     wildcard_constraints:
         paper=names_pattern(ZENG2009),
     conda:
@@ -162,7 +162,7 @@ rule zeng2009_report:
     log:
         "logs/{paper}/zeng2009_report.log",
     benchmark:
-        "benchmarks/{paper}/zeng2009_report.tsv"
+        "logs/benchmarks/{paper}/zeng2009_report.tsv"
     wildcard_constraints:
         paper=names_pattern(ZENG2009),
     conda:

@@ -133,7 +133,7 @@ rule zhang2012_table2_figures12:
     log:
         "logs/{paper}/paper/table2_figures12.log",
     benchmark:
-        "benchmarks/{paper}/paper/table2_figures12.tsv"
+        "logs/benchmarks/{paper}/paper/table2_figures12.tsv"
     wildcard_constraints:
         paper=names_pattern(ZHANG2012),
     conda:
@@ -202,7 +202,7 @@ rule zhang2012_figures34:
     log:
         "logs/{paper}/paper/figures34.log",
     benchmark:
-        "benchmarks/{paper}/paper/figures34.tsv"
+        "logs/benchmarks/{paper}/paper/figures34.tsv"
     wildcard_constraints:
         paper=names_pattern(ZHANG2012),
     conda:
