@@ -1,33 +1,22 @@
-"""scikit-learn's API conformance checks on every estimator of fsclust.cluster and rankers."""
+"""scikit-learn's API conformance checks on every registered ranker and clusterer."""
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from fsclust.cluster import LLC, KMeans, NormalizedCut, SpectralClustering
-from fsclust.rankers import LaplacianScore, VarianceScore
-from fsclust.rankers.frcm import FRCM
-from fsclust.rankers.frmv import FRMV
-from fsclust.rankers.uff import UFF
-from fsclust.cluster.kernel_kmeans import KernelKMeans
-from fsclust.rankers.gha import GHA
-from fsclust.rankers.kpkmeans import KPKMeans
-from fsclust.rankers.mcfs import MCFS
-from fsclust.rankers.pca import PCARanking
-from fsclust.rankers.spec import SPEC
-from fsclust.rankers.llcfs import LLCFS
-from fsclust.rankers.qalpha import QAlpha
-from fsclust.rankers.evsfsc import EVSFSC
-from fsclust.rankers.fsfs import FSFS
-from fsclust.rankers.kernel_weighting import KernelWeightingClustering
+from fsclust.registry import CLUSTERERS, RANKERS, make_clusterer, make_ranker, small_test_params
 
 
-@parametrize_with_checks(
-    [KMeans(), SpectralClustering(), NormalizedCut(), VarianceScore(), LaplacianScore(),
-     FRCM(n_partitions=5), UFF(), FRMV(n_partitions=5),
-     KernelKMeans(), KPKMeans(n_clusters=3, max_inner=50), PCARanking(), GHA(n_epochs=5), SPEC(),
-     MCFS(n_clusters=2),
-     KernelWeightingClustering(), LLC(n_neighbors=5, neighborhood="knn"), LLCFS(n_neighbors=5, max_iter=5),
-     QAlpha(n_clusters=2), EVSFSC(n_clusters=2),
-     FSFS(n_features_to_select=2)]
-)
+def _registered_estimators():
+    """Each registered class once (presets differ in parameters only), with its test params."""
+    seen, out = set(), []
+    for kind, table, make in (("method", RANKERS, make_ranker),
+                              ("clusterer", CLUSTERERS, make_clusterer)):
+        for name, entry in table.items():
+            if entry.path not in seen:
+                seen.add(entry.path)
+                out.append(make(name, small_test_params(kind, name)))
+    return out
+
+
+@parametrize_with_checks(_registered_estimators())
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)

@@ -229,7 +229,7 @@ def test_random_init_cannot_relabel():
 @pytest.mark.parametrize(
     "params, error, match",
     [
-        ({"init": "pca"}, ValueError, r"init must be one of \('uniform', 'random'\)"),
+        ({"init": "pca"}, ValueError, r"'init' parameter of QAlpha must be a str among .*'random'"),
         ({"max_iter": 0}, ValueError, "max_iter"),
         ({"max_iter": 2.5}, TypeError, "max_iter"),
         ({"tol": -1e-3}, ValueError, "tol"),

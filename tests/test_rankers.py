@@ -8,7 +8,7 @@ import scipy.linalg
 import scipy.sparse as sp
 
 from fsclust.graphs import knn_graph, laplacian
-from fsclust.registry import make_ranker, method_names
+from fsclust.registry import make_ranker, method_names, small_test_params
 from fsclust.rankers import (
     LaplacianScore,
     VarianceScore,
@@ -69,27 +69,9 @@ def test_variance_score_ranks_by_variance(data):
 
 
 def _every_ranker():
-    from fsclust.rankers.evsfsc import EVSFSC
-    from fsclust.rankers.frcm import FRCM
-    from fsclust.rankers.frmv import FRMV
-    from fsclust.rankers.fsfs import FSFS
-    from fsclust.rankers.gha import GHA
-    from fsclust.rankers.kernel_weighting import KernelWeightingClustering
-    from fsclust.rankers.kpkmeans import KPKMeans
-    from fsclust.rankers.llcfs import LLCFS
-    from fsclust.rankers.mcfs import MCFS
-    from fsclust.rankers.pca import PCARanking
-    from fsclust.rankers.qalpha import QAlpha
-    from fsclust.rankers.spec import SPEC
-    from fsclust.rankers.uff import UFF
-
-    return [VarianceScore(), LaplacianScore(), FRCM(n_partitions=5, random_state=0), UFF(),
-            FRMV(n_partitions=5, random_state=0), KPKMeans(n_clusters=3, random_state=0),
-            PCARanking(), GHA(n_epochs=5, random_state=0), SPEC(), MCFS(n_clusters=3),
-            KernelWeightingClustering(n_clusters=3, random_state=0),
-            LLCFS(n_clusters=3, n_neighbors=5, max_iter=5, random_state=0),
-            QAlpha(n_clusters=3, random_state=0), EVSFSC(n_clusters=3),
-            FSFS(n_features_to_select=2)]
+    # from the registry, so a new method is tested here without a line in this file
+    return [make_ranker(name, small_test_params("method", name), n_clusters=3, random_state=0)
+            for name in method_names()]
 
 
 @pytest.mark.filterwarnings("ignore")

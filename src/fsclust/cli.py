@@ -43,9 +43,10 @@ def _parse_set(pairs, method):
     """Parse ``--set PARAM=VALUE`` pairs for ``method``.
 
     Values are read as YAML scalars (10 -> int, 0.5 -> float, true -> bool) and must match the
-    type of the parameter's default value when it is a number or a bool.
+    type of the parameter's default value when it is a number or a bool; then the registry
+    checks the names and the values against the method's declared constraints.
     """
-    from fsclust.registry import ranker_class
+    from fsclust.registry import UnknownNameError, check_params, ranker_class
 
     defaults = {
         name: par.default
@@ -58,16 +59,18 @@ def _parse_set(pairs, method):
         key = key.strip()
         if not sep or not key:
             raise ValueError(f"--set expects PARAM=VALUE, got {pair!r} (e.g. --set n_neighbors=10)")
-        if key not in defaults:
-            raise ValueError(
-                f"--set {key}: method {method!r} has no parameter {key!r}; its parameters: "
-                f"{', '.join(sorted(defaults))}"
-            )
         try:
             value = yaml.safe_load(text)
         except yaml.YAMLError:
             value = text
-        params[key] = _check_set_type(key, text, value, defaults[key])
+        params[key] = (_check_set_type(key, text, value, defaults[key]) if key in defaults
+                       else value)
+    try:
+        check_params("method", method, params)
+    except UnknownNameError as exc:
+        raise ValueError(f"--set {exc.name}: {exc}") from None
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"--set: {exc}") from None
     return params
 
 

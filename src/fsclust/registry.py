@@ -1,53 +1,75 @@
 """The one list of method and clusterer names.
 
-A name maps to ``"module:Class"`` plus default parameters. Classes are imported lazily, so a new
-method is one module under ``fsclust.rankers`` (or ``fsclust.cluster``) and one line here.
+A name maps to ``"module:Class"``, the default parameters of that preset and small test
+parameters (as scikit-learn's ``_test_common/instance_generator.py``: what makes the estimator
+fast on the tests' tiny data). Classes are imported lazily, so a new method is one module under
+``fsclust.rankers`` (or ``fsclust.cluster``), one line here and its own tests: the tests'
+estimator lists come from this table.
 """
 
 from __future__ import annotations
 
 import importlib
 import inspect
+from typing import NamedTuple
 
-# name -> (import path, default parameters that define this preset)
+from sklearn.utils._param_validation import validate_parameter_constraints
+
+
+class Entry(NamedTuple):
+    """One registered estimator: ``"module:Class"``, preset parameters, test parameters."""
+
+    path: str
+    defaults: dict = {}
+    test_params: dict = {}
+
+
 RANKERS = {
-    "variance": ("fsclust.rankers.variance:VarianceScore", {}),
-    "laplacian": ("fsclust.rankers.laplacian:LaplacianScore", {}),
-    "frcm": ("fsclust.rankers.frcm:FRCM", {}),
-    "uff": ("fsclust.rankers.uff:UFF", {}),
-    "frmv": ("fsclust.rankers.frmv:FRMV", {}),
-    "kernel_weighting": ("fsclust.rankers.kernel_weighting:KernelWeightingClustering", {}),
-    "kpkmeans": ("fsclust.rankers.kpkmeans:KPKMeans", {}),
-    "pca": ("fsclust.rankers.pca:PCARanking", {}),
-    "gha": ("fsclust.rankers.gha:GHA", {}),
-    "spec": ("fsclust.rankers.spec:SPEC", {}),
-    "mcfs": ("fsclust.rankers.mcfs:MCFS", {}),
+    "variance": Entry("fsclust.rankers.variance:VarianceScore"),
+    "laplacian": Entry("fsclust.rankers.laplacian:LaplacianScore"),
+    "frcm": Entry("fsclust.rankers.frcm:FRCM", test_params={"n_partitions": 5}),
+    "uff": Entry("fsclust.rankers.uff:UFF"),
+    "frmv": Entry("fsclust.rankers.frmv:FRMV", test_params={"n_partitions": 5}),
+    "kernel_weighting": Entry("fsclust.rankers.kernel_weighting:KernelWeightingClustering"),
+    "kpkmeans": Entry("fsclust.rankers.kpkmeans:KPKMeans",
+                      test_params={"n_clusters": 3, "max_inner": 50}),
+    "pca": Entry("fsclust.rankers.pca:PCARanking"),
+    "gha": Entry("fsclust.rankers.gha:GHA", test_params={"n_epochs": 5}),
+    "spec": Entry("fsclust.rankers.spec:SPEC"),
+    "mcfs": Entry("fsclust.rankers.mcfs:MCFS", test_params={"n_clusters": 2}),
     # Zeng & Cheung 2009: feature weights tau learned with a local learning clustering
-    "llcfs": ("fsclust.rankers.llcfs:LLCFS", {}),
+    "llcfs": Entry("fsclust.rankers.llcfs:LLCFS", test_params={"n_neighbors": 5, "max_iter": 5}),
     # Wolf & Shashua 2005, the global counterpart LLC-fs is compared with
-    "qalpha": ("fsclust.rankers.qalpha:QAlpha", {}),
+    "qalpha": Entry("fsclust.rankers.qalpha:QAlpha"),
     # Jiang & Ren 2011: eigenvector sensitivity for the spectral clustering of one Laplacian
-    "evsfsc": ("fsclust.rankers.evsfsc:EVSFSC", {}),
+    "evsfsc": Entry("fsclust.rankers.evsfsc:EVSFSC"),
     # Mitra, Murthy & Pal 2002: feature similarity (MICI), exact subsets per size
-    "fsfs": ("fsclust.rankers.fsfs:FSFS", {}),
+    "fsfs": Entry("fsclust.rankers.fsfs:FSFS", test_params={"n_features_to_select": 2}),
 }
 
 CLUSTERERS = {
-    "kmeans": ("fsclust.cluster.kmeans:KMeans", {}),
-    "ncut": ("fsclust.cluster.ncut:NormalizedCut", {}),
+    "kmeans": Entry("fsclust.cluster.kmeans:KMeans"),
+    "ncut": Entry("fsclust.cluster.ncut:NormalizedCut"),
     # von Luxburg's three spectral clusterings; "njw" is Ng-Jordan-Weiss (L_sym, rows normalised)
-    "spectral-unnormalized": ("fsclust.cluster.spectral:SpectralClustering", {"laplacian": "unnormalized"}),
-    "spectral-rw": ("fsclust.cluster.spectral:SpectralClustering", {"laplacian": "rw"}),
-    "njw": ("fsclust.cluster.spectral:SpectralClustering", {"laplacian": "sym"}),
-    # kernel k-means (hand-written), Gaussian sigma = 1 on seed 002's "normalized data"
-    "kernel_kmeans": ("fsclust.cluster.kernel_kmeans:KernelKMeans", {}),
+    "spectral-unnormalized": Entry("fsclust.cluster.spectral:SpectralClustering",
+                                   {"laplacian": "unnormalized"}),
+    "spectral-rw": Entry("fsclust.cluster.spectral:SpectralClustering", {"laplacian": "rw"}),
+    "njw": Entry("fsclust.cluster.spectral:SpectralClustering", {"laplacian": "sym"}),
+    # kernel k-means (hand-written), Gaussian sigma = 1 on Maldonado et al.'s (2015) "normalized data"
+    "kernel_kmeans": Entry("fsclust.cluster.kernel_kmeans:KernelKMeans"),
     # local learning based clustering (Wu & Schölkopf), linear kernel, mutual neighbours
-    "llc": ("fsclust.cluster.llc:LLC", {}),
+    "llc": Entry("fsclust.cluster.llc:LLC", test_params={"n_neighbors": 5, "neighborhood": "knn"}),
 }
+
+_TABLES = {"method": RANKERS, "clusterer": CLUSTERERS}
 
 
 class UnknownNameError(ValueError):
-    """A method, clusterer or parameter name that the registry does not know."""
+    """A method, clusterer or parameter name that the registry does not know (``name``)."""
+
+    def __init__(self, message, name=None):
+        super().__init__(message)
+        self.name = name
 
 
 def _import(path):
@@ -55,36 +77,95 @@ def _import(path):
     return getattr(importlib.import_module(module), attr)
 
 
-def _lookup(table, kind, name):
+def _lookup(kind, name):
+    table = _TABLES[kind]
     try:
         return table[name]
     except KeyError:
         valid = ", ".join(sorted(table))
-        raise UnknownNameError(f"unknown {kind} {name!r}; valid {kind}s: {valid}") from None
+        raise UnknownNameError(f"unknown {kind} {name!r}; valid {kind}s: {valid}",
+                               name) from None
 
 
 def ranker_class(name):
     """Return the class registered as ranker ``name``."""
-    return _import(_lookup(RANKERS, "method", name)[0])
+    return _import(_lookup("method", name).path)
 
 
 def clusterer_class(name):
     """Return the class registered as clusterer ``name``."""
-    return _import(_lookup(CLUSTERERS, "clusterer", name)[0])
+    return _import(_lookup("clusterer", name).path)
 
 
-def _build(table, kind, name, params, n_clusters, random_state):
-    path, defaults = _lookup(table, kind, name)
-    cls = _import(path)
+def _resolved_per_job(name, value):
+    """Whether the workflow replaces ``value`` in each job, so that only then can it be checked:
+    another method's result (``{selected_by: ...}``, ``{from: ..., attribute: ...}``) or the
+    dataset's recorded relevant features (``init_features: relevant``)."""
+    if isinstance(value, dict):
+        return "selected_by" in value or "from" in value
+    return name == "init_features" and value == "relevant"
+
+
+def check_params(kind, name, params):
+    """Check a registered name, its parameters' names and their values, without fitting.
+
+    Values are checked against the class's ``_parameter_constraints`` (scikit-learn's
+    declaration; a class without one gets its parameter names checked only). Values the
+    workflow resolves per job (:func:`_resolved_per_job`) are left to the job.
+
+    Parameters
+    ----------
+    kind : {"method", "clusterer"}
+    name : str
+        A registered name (its preset parameters are checked too).
+    params : dict or None
+
+    Returns
+    -------
+    cls : type
+        The registered class.
+
+    Raises
+    ------
+    UnknownNameError
+        For an unknown name or parameter name; the message lists the valid ones.
+    ValueError, TypeError
+        scikit-learn's ``InvalidParameterError`` (both), one line naming the parameter, the
+        allowed range or choices and the value.
+
+    Examples
+    --------
+    >>> check_params("method", "laplacian", {"n_neighbors": 7}).__name__
+    'LaplacianScore'
+    >>> check_params("method", "laplacian", {"n_neighbors": -3})
+    Traceback (most recent call last):
+    ...
+    sklearn.utils._param_validation.InvalidParameterError: The 'n_neighbors' parameter of \
+LaplacianScore must be an int in the range [1, inf) or None. Got -3 instead.
+    """
+    entry = _lookup(kind, name)
+    cls = _import(entry.path)
+    params = {**entry.defaults, **(params or {})}
     accepted = set(inspect.signature(cls.__init__).parameters) - {"self"}
-    kwargs = dict(defaults)
-    unknown = sorted(set(params or {}) - accepted)
+    unknown = sorted(set(params) - accepted)
     if unknown:
         raise UnknownNameError(
-            f"{kind} {name!r} ({cls.__name__}) has no parameter(s) {', '.join(unknown)}; "
-            f"valid parameters: {', '.join(sorted(accepted))}"
+            f"{kind} {name!r} has no parameter {unknown[0]!r}; "
+            f"valid parameters: {', '.join(sorted(accepted))}", unknown[0])
+    constraints = getattr(cls, "_parameter_constraints", None)
+    if constraints is not None:
+        validate_parameter_constraints(
+            constraints,
+            {key: value for key, value in params.items() if not _resolved_per_job(key, value)},
+            caller_name=cls.__name__,
         )
-    kwargs.update(params or {})
+    return cls
+
+
+def _build(kind, name, params, n_clusters, random_state):
+    cls = check_params(kind, name, params)
+    accepted = set(inspect.signature(cls.__init__).parameters) - {"self"}
+    kwargs = {**_lookup(kind, name).defaults, **(params or {})}
     # The workflow knows k and the seed; pass them only to estimators that take them.
     if n_clusters is not None and "n_clusters" in accepted:
         kwargs.setdefault("n_clusters", int(n_clusters))
@@ -105,12 +186,12 @@ def make_ranker(name, params=None, *, n_clusters=None, random_state=None):
     ...
     fsclust.registry.UnknownNameError: unknown method 'nope'; valid methods: ..., laplacian, ...
     """
-    return _build(RANKERS, "method", name, params, n_clusters, random_state)
+    return _build("method", name, params, n_clusters, random_state)
 
 
 def make_clusterer(name, params=None, *, n_clusters=None, random_state=None):
     """Instantiate clusterer ``name`` with ``params``, k and a seed."""
-    return _build(CLUSTERERS, "clusterer", name, params, n_clusters, random_state)
+    return _build("clusterer", name, params, n_clusters, random_state)
 
 
 def method_names():
@@ -121,3 +202,8 @@ def method_names():
 def clusterer_names():
     """Names of the registered clusterers."""
     return sorted(CLUSTERERS)
+
+
+def small_test_params(kind, name):
+    """The small parameters that make registered ``name`` fast on the tests' tiny data."""
+    return dict(_lookup(kind, name).test_params)

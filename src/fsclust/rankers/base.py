@@ -2,17 +2,97 @@
 
 from __future__ import annotations
 
-import numbers
+import dataclasses
 import warnings
+from numbers import Integral
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, _fit_context
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils import check_random_state
+from sklearn.utils import Tags, check_random_state, get_tags
+from sklearn.utils._param_validation import Interval, validate_parameter_constraints
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-__all__ = ["FeatureRanker", "constant_features", "mean_plus_std_rule", "ranking_from_scores",
-           "ranks_from_order", "tied_cuts", "distinct_features"]
+__all__ = ["FeatureRanker", "IntInterval", "RankerTags", "constant_features", "mean_plus_std_rule",
+           "nested_selection", "ranking_from_scores", "ranks_from_order", "selected_features",
+           "tied_cuts", "distinct_features"]
+
+
+class IntInterval(Interval):
+    """scikit-learn's ``Interval(Integral, ...)`` without the bools it lets through.
+
+    ``True`` is an ``Integral`` to Python; as a number of neighbours or iterations it is a
+    mistake, so it fails here as a wrong type.
+
+    Examples
+    --------
+    >>> IntInterval(1, None, closed="left").is_satisfied_by(True)
+    False
+    """
+
+    def __init__(self, left, right, *, closed):
+        super().__init__(Integral, left, right, closed=closed)
+
+    def is_satisfied_by(self, val):
+        return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
+
+
+@dataclasses.dataclass(slots=True)
+class RankerTags:
+    """What a workflow must know of a ranker beyond scikit-learn's own tags.
+
+    Parameters
+    ----------
+    nested_selection : bool, default=True
+        True: the ``m`` selected features are ``feature_order_[:m]``, so the subsets for
+        increasing ``m`` are nested. False: the ranker chooses each size's subset itself,
+        with ``subset(m)`` (FSFS: one run per size).
+    """
+
+    nested_selection: bool = True
+
+
+@dataclasses.dataclass(slots=True)
+class _FSClustTags(Tags):
+    # scikit-learn's Tags has slots, so our tags ride on a subclass instead of an attribute
+    ranker_tags: RankerTags = dataclasses.field(default_factory=RankerTags)
+
+
+def nested_selection(ranker):
+    """Whether ``ranker``'s top-``m`` subsets are nested (``feature_order_[:m]``).
+
+    Examples
+    --------
+    >>> from fsclust.rankers import FSFS, VarianceScore
+    >>> nested_selection(VarianceScore()), nested_selection(FSFS())
+    (True, False)
+    """
+    return get_tags(ranker).ranker_tags.nested_selection
+
+
+def selected_features(ranker, m):
+    """The ``m`` features a fitted ``ranker`` selects, by the protocol its tags declare.
+
+    Parameters
+    ----------
+    ranker : FeatureRanker, fitted
+    m : int
+
+    Returns
+    -------
+    ndarray of shape (m,), int
+        ``feature_order_[:m]``, or ``subset(m)`` for a ranker whose subsets are not nested.
+
+    Examples
+    --------
+    >>> from fsclust.rankers import VarianceScore
+    >>> X = np.array([[0.0, 1.0, 5.0], [0.0, 3.0, 5.5], [0.0, 5.0, 6.0]])
+    >>> selected_features(VarianceScore().fit(X), 2)
+    array([1, 2])
+    """
+    if nested_selection(ranker):
+        return np.asarray(ranker.feature_order_[:m], dtype=np.intp)
+    return np.asarray(ranker.subset(m), dtype=np.intp)
 
 
 def _c_order_copy(X, block=64):
@@ -230,10 +310,13 @@ class FeatureRanker(SelectorMixin, BaseEstimator):
     """Base class: rank features by a score, select the top ``n_features_to_select``.
 
     Subclasses implement ``_score(X, rng) -> scores`` (raw, exactly as the paper defines them,
-    no sign flip) and set the class attribute ``higher_is_better``. ``fit`` computes the
-    scores and the ranking once; changing ``n_features_to_select`` afterwards with
-    ``set_params`` changes the selection without a refit, so a sweep over the number of
-    selected features is ``set_params(n_features_to_select=m).transform(X)``.
+    no sign flip), set the class attribute ``higher_is_better`` and declare their parameters
+    in ``_parameter_constraints`` (``{**FeatureRanker._parameter_constraints, ...}``), which
+    ``fit`` checks first. ``fit`` computes the scores and the ranking once, then calls
+    ``_post_fit(X)`` (a method's own selection rule, or its own ranking); changing
+    ``n_features_to_select`` afterwards with ``set_params`` changes the selection without a
+    refit, so a sweep over the number of selected features is
+    ``set_params(n_features_to_select=m).transform(X)``.
 
     Parameters
     ----------
@@ -275,9 +358,19 @@ class FeatureRanker(SelectorMixin, BaseEstimator):
     #: The paper's direction of the raw score.
     higher_is_better = True
 
+    _parameter_constraints: dict = {
+        "n_features_to_select": [IntInterval(1, None, closed="left"), None],
+    }
+
     def __init__(self, n_features_to_select=None):
         self.n_features_to_select = n_features_to_select
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        return _FSClustTags(**{f.name: getattr(tags, f.name) for f in dataclasses.fields(tags)},
+                            ranker_tags=RankerTags())
+
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Score and rank the features of ``X``.
 
@@ -317,14 +410,19 @@ class FeatureRanker(SelectorMixin, BaseEstimator):
             warnings.warn(
                 f"{type(self).__name__}: all {varying.size} scores are equal "
                 f"({float(varying[0]):.6g}); the ranking is the column order, not the method's",
-                RuntimeWarning, stacklevel=2)
+                RuntimeWarning, stacklevel=3)  # past _fit_context's wrapper, to the caller
         self._set_feature_order(
             ranking_from_scores(scores, self.higher_is_better, self.constant_mask_))
+        self._post_fit(X)
         self._n_selected()  # a bad n_features_to_select fails here, not later in transform
         return self
 
     def _score(self, X, rng):
         raise NotImplementedError
+
+    def _post_fit(self, X):
+        """Called by ``fit`` after scoring and ranking ``X``: a method's own selection rule,
+        or a ranking that is not an ordering of ``scores_`` (``_set_feature_order``)."""
 
     def _set_feature_order(self, order):
         """Set ``feature_order_`` (indices best first) and ``ranking_`` (ranks, 1 = best)."""
@@ -352,12 +450,13 @@ class FeatureRanker(SelectorMixin, BaseEstimator):
         n_features = self.n_features_in_
         if m is None:
             return n_features
-        if isinstance(m, bool) or not isinstance(m, numbers.Integral):
-            raise TypeError(f"n_features_to_select must be an int or None, got {m!r}.")
-        if not 1 <= m <= n_features:
-            raise ValueError(
-                f"n_features_to_select={m} must be between 1 and n_features={n_features}."
-            )
+        # set_params after fit checks nothing: the declared constraint, again, for transform
+        validate_parameter_constraints(
+            {"n_features_to_select": self._parameter_constraints["n_features_to_select"]},
+            {"n_features_to_select": m}, caller_name=type(self).__name__)
+        if m > n_features:
+            raise ValueError(f"n_features_to_select={m} is more than the n_features="
+                             f"{n_features} of the fitted data; select at most {n_features}.")
         return int(m)
 
     def _get_support_mask(self):

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import logging
 
+from numbers import Real
+
 import numpy as np
 import scipy.linalg
+from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..graphs import bandwidth, squared_distances
-from .base import FeatureRanker
+from ..graphs import BANDWIDTH_RULES, bandwidth, squared_distances
+from .base import FeatureRanker, IntInterval
 
 log = logging.getLogger(__name__)
 
@@ -215,6 +218,18 @@ class EVSFSC(FeatureRanker):
 
     higher_is_better = True
 
+    _parameter_constraints: dict = {
+        **FeatureRanker._parameter_constraints,
+        "n_clusters": [IntInterval(1, None, closed="left")],
+        "laplacian": [StrOptions(set(LAPLACIANS))],
+        "t": [Interval(Real, 0, None, closed="neither"), None],
+        "t_rule": [StrOptions(set(BANDWIDTH_RULES))],
+        # a finite upper end: an infinite scale is a constant kernel, not a bandwidth
+        "bandwidth_scale": [Interval(Real, 0, float("inf"), closed="neither")],
+        "include_trivial": ["boolean"],
+        "block_size": [IntInterval(1, None, closed="left"), None],
+    }
+
     def __init__(self, n_clusters=2, *, laplacian="unnormalized", t=None, t_rule="seed003",
                  bandwidth_scale=1.0, include_trivial=False, block_size=None,
                  n_features_to_select=None):
@@ -228,8 +243,6 @@ class EVSFSC(FeatureRanker):
         self.block_size = block_size
 
     def _score(self, X, rng):
-        if not (np.isfinite(self.bandwidth_scale) and self.bandwidth_scale > 0):
-            raise ValueError(f"bandwidth_scale must be > 0, got {self.bandwidth_scale!r}")
         t = self.t
         if t is None:
             t = bandwidth(squared_distances(X - X.mean(axis=0)), self.t_rule)

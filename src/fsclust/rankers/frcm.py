@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..consensus import (
     arimm_from_sums,
@@ -10,7 +13,7 @@ from ..consensus import (
     max_ensemble_clusters,
     random_subspace_ensemble,
 )
-from .base import FeatureRanker
+from .base import FeatureRanker, IntInterval
 
 DUPLICATES = ("one", "drop")
 
@@ -108,6 +111,17 @@ class FRCM(FeatureRanker):
 
     higher_is_better = True
 
+    _parameter_constraints: dict = {
+        **FeatureRanker._parameter_constraints,
+        "n_partitions": [IntInterval(1, None, closed="left")],
+        "max_clusters": [IntInterval(2, None, closed="left")],
+        "subspace_frac": [Interval(Real, 0, 1, closed="right")],
+        "max_iter": [IntInterval(1, None, closed="left")],
+        "duplicates": [StrOptions(set(DUPLICATES))],
+        "block_size": [IntInterval(1, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
     def __init__(
         self, n_features_to_select=None, *, n_partitions=100, max_clusters=20,
         subspace_frac=0.5, max_iter=100, duplicates="one", block_size=2**22,
@@ -123,8 +137,6 @@ class FRCM(FeatureRanker):
         self.random_state = random_state
 
     def _score(self, X, rng):
-        if self.duplicates not in DUPLICATES:
-            raise ValueError(f"duplicates must be one of {DUPLICATES}, got {self.duplicates!r}.")
         self.max_clusters_ = max_ensemble_clusters(X.shape[0], self.max_clusters)
         self.ensemble_, self.ensemble_n_clusters_, n_iter = random_subspace_ensemble(
             X, self.n_partitions, max_clusters=self.max_clusters,

@@ -6,11 +6,14 @@ reconstruction from the summaries in Zhang et al. (2012) and elsewhere.
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 from scipy.stats import rankdata
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..consensus import random_subspace_ensemble
-from .base import FeatureRanker
+from .base import FeatureRanker, IntInterval
 
 RELEVANCES = ("eta", "su")
 
@@ -99,6 +102,20 @@ class FRMV(FeatureRanker):
 
     higher_is_better = False
 
+    _parameter_constraints: dict = {
+        **FeatureRanker._parameter_constraints,
+        "n_partitions": [IntInterval(1, None, closed="left")],
+        "max_clusters": [IntInterval(2, None, closed="left")],
+        "subspace_frac": [Interval(Real, 0, 1, closed="right")],
+        "relevance": [StrOptions(set(RELEVANCES))],
+        "k_mode": [StrOptions({"random", "fixed"})],
+        "n_clusters": [IntInterval(1, None, closed="left"), None],
+        "n_bins": [IntInterval(1, None, closed="left")],
+        "max_iter": [IntInterval(1, None, closed="left")],
+        "ensemble": ["array-like", None],
+        "random_state": ["random_state"],
+    }
+
     def __init__(
         self, n_features_to_select=None, *, n_partitions=100, max_clusters=20,
         subspace_frac=0.5, relevance="eta", k_mode="random", n_clusters=None, n_bins=10,
@@ -117,12 +134,11 @@ class FRMV(FeatureRanker):
         self.random_state = random_state
 
     def _score(self, X, rng):
-        if self.relevance not in RELEVANCES:
-            raise ValueError(f"relevance must be one of {RELEVANCES}, got {self.relevance!r}.")
         if self.ensemble is not None:
             ensemble = np.atleast_2d(np.asarray(self.ensemble))
             if ensemble.shape[1] != X.shape[0]:
-                raise ValueError(f"ensemble has {ensemble.shape[1]} samples, X has {X.shape[0]}.")
+                raise ValueError(f"ensemble has {ensemble.shape[1]} samples, X has "
+                                 f"{X.shape[0]}; give the ensemble of this X (rows = samples).")
             self.n_iter_ = 0  # no k-means was run
         else:
             ensemble, _, n_iter = random_subspace_ensemble(

@@ -8,9 +8,10 @@ from collections import OrderedDict
 from typing import NamedTuple
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .base import FeatureRanker, constant_features
+from .base import FeatureRanker, IntInterval
 
 __all__ = ["FSFS", "FSFSRun", "feature_dissimilarity", "fsfs_heap", "fsfs_naive", "mici",
            "sorted_neighbours"]
@@ -815,6 +816,15 @@ class FSFS(FeatureRanker):
 
     higher_is_better = True
 
+    _parameter_constraints: dict = {
+        **FeatureRanker._parameter_constraints,
+        "k": [IntInterval(1, None, closed="left"), None],
+        "similarity": [StrOptions(set(SIMILARITIES))],
+        "zero_tol": [Interval(numbers.Real, 0, None, closed="left")],
+        "dtype": [StrOptions(set(DTYPES))],
+        "max_table_mb": [Interval(numbers.Real, 0, None, closed="neither")],
+    }
+
     def __init__(self, n_features_to_select=None, *, k=None, similarity="mici", zero_tol=1e-12,
                  dtype="float64", max_table_mb=4096):
         self.n_features_to_select = n_features_to_select
@@ -824,39 +834,18 @@ class FSFS(FeatureRanker):
         self.dtype = dtype
         self.max_table_mb = max_table_mb
 
-    def fit(self, X, y=None):
-        """Compute and sort the feature dissimilarities; run FSFS at ``k_``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : Ignored
-
-        Returns
-        -------
-        self
-        """
-        k = self.k
-        if k is not None and (isinstance(k, bool) or not isinstance(k, numbers.Integral)):
-            raise TypeError(f"k must be an int or None, got {k!r}.")
-        if k is not None and k < 1:
-            raise ValueError(f"k must be >= 1, got {k!r}.")
-        _check_choice("similarity", self.similarity, SIMILARITIES)
-        _check_choice("dtype", self.dtype, DTYPES)
-        tol = self.zero_tol
-        if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not tol >= 0:
-            raise ValueError(f"zero_tol must be a real number >= 0, got {tol!r}.")
-        mb = self.max_table_mb
-        if isinstance(mb, bool) or not isinstance(mb, numbers.Real) or not mb > 0:
-            raise ValueError(f"max_table_mb must be a number > 0, got {mb!r}.")
-        return super().fit(X, y)
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.ranker_tags.nested_selection = False  # one subset per size: subset(m)
+        return tags
 
     def _score(self, X, rng):
         d = X.shape[1]
         if self.k is not None and self.k > d - 1:
-            raise ValueError(f"k={self.k} must be at most n_features - 1 (n_features={d}).")
+            raise ValueError(f"k={self.k} must be at most n_features - 1 (n_features={d}); "
+                             "pass a smaller k, or None to choose it from the data.")
         m = self._n_selected() if self.n_features_to_select is not None else None
-        constant = constant_features(X)
+        constant = self.constant_mask_
         self._active = np.flatnonzero(~constant)
         self._constants = np.flatnonzero(constant)
         self._runs = {}

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-import numpy as np
+from numbers import Real
 
-from .base import FeatureRanker
+import numpy as np
+from sklearn.utils._param_validation import Interval
+
+from .base import FeatureRanker, IntInterval
 
 
 def sanger_gha(X, n_components=1, *, learning_rate=None, n_epochs=100, decay=10.0, tol=1e-8,
@@ -101,6 +104,17 @@ class GHA(FeatureRanker):
     """
 
     higher_is_better = True
+
+    _parameter_constraints: dict = {
+        **FeatureRanker._parameter_constraints,
+        "n_components": [IntInterval(1, None, closed="left")],
+        "learning_rate": [Interval(Real, 0, None, closed="neither"), None],
+        "n_epochs": [IntInterval(1, None, closed="left")],
+        "decay": [Interval(Real, 0, None, closed="neither")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "standardize": ["boolean"],
+        "random_state": ["random_state"],
+    }
 
     def __init__(self, n_features_to_select=None, *, n_components=1, learning_rate=None,
                  n_epochs=100, decay=10.0, tol=1e-8, standardize=True, random_state=None):

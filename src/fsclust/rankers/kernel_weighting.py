@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import warnings
+from numbers import Real
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import Interval
 
 from ..cluster._affinity import _check_n_clusters
 from ..cluster.kmeans import KMeans
 from ..graphs import largest_eigenvectors
-from .base import FeatureRanker, constant_features
+from .base import FeatureRanker, IntInterval
 
 _BYTES = np.dtype(np.float64).itemsize
 # Default bytes of one block of kernels. Blocks of the whole memory limit (1 GiB, 4590 kernels
@@ -229,6 +231,18 @@ class KernelWeightingClustering(FeatureRanker):
 
     higher_is_better = True
 
+    _parameter_constraints: dict = {
+        **FeatureRanker._parameter_constraints,
+        "n_clusters": [IntInterval(1, None, closed="left")],
+        "bandwidth_factor": [Interval(Real, 0, None, closed="neither")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "max_iter": [IntInterval(1, None, closed="left")],
+        "memory_limit": [IntInterval(0, None, closed="left")],
+        "block_size": [IntInterval(1, None, closed="left"), None],
+        "n_init": [IntInterval(1, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
     def __init__(
         self, n_clusters=2, n_features_to_select=None, *, bandwidth_factor=0.0025, tol=5e-4,
         max_iter=50, memory_limit=2**30, block_size=None, n_init=10, random_state=None,
@@ -247,13 +261,9 @@ class KernelWeightingClustering(FeatureRanker):
         n, d = X.shape
         c = self.n_clusters
         _check_n_clusters(c, n)
-        if not self.bandwidth_factor > 0:
-            raise ValueError(f"bandwidth_factor must be > 0, got {self.bandwidth_factor!r}.")
-        if int(self.max_iter) < 1:
-            raise ValueError(f"max_iter must be >= 1, got {self.max_iter!r}.")
 
         self.bandwidths_ = feature_bandwidths(X, self.bandwidth_factor)
-        active = np.flatnonzero(~constant_features(X) & (self.bandwidths_ > 0))
+        active = np.flatnonzero(~self.constant_mask_ & (self.bandwidths_ > 0))
         weights = np.zeros(d)
         self.objective_history_ = np.zeros(0)
         self.n_iter_ = 0
@@ -261,7 +271,7 @@ class KernelWeightingClustering(FeatureRanker):
         self.kernels_cached_ = False
         if active.size == 0:
             warnings.warn("Every feature is constant: no kernel, all weights 0, one cluster.",
-                          UserWarning, stacklevel=3)
+                          UserWarning, stacklevel=4)
             self.indicator_ = np.zeros((n, c))
             self.eigenvalues_ = np.zeros(c)
             self.labels_ = np.zeros(n, dtype=int)
@@ -271,8 +281,6 @@ class KernelWeightingClustering(FeatureRanker):
         per_feature = _BYTES * n * n
         fit_budget = max(1, min(int(self.memory_limit), _BLOCK_BYTES) // per_feature)
         block_size = fit_budget if self.block_size is None else int(self.block_size)
-        if block_size < 1:
-            raise ValueError(f"block_size must be >= 1, got {self.block_size!r}.")
         self.kernels_cached_ = active.size * per_feature <= int(self.memory_limit)
         kernels = _FeatureKernels(X[:, active], self.bandwidths_[active], block_size,
                                   cache=self.kernels_cached_)
@@ -307,7 +315,7 @@ class KernelWeightingClustering(FeatureRanker):
             self.indicator_, self.eigenvalues_ = L, vals
             if norm == 0.0:  # L orthogonal to every kernel: nothing left to weigh
                 warnings.warn("All feature contributions z_p are 0; weights left unchanged.",
-                              UserWarning, stacklevel=3)
+                              UserWarning, stacklevel=4)
                 break
             w = z / norm
             S = acc.reshape(n, n) / norm
@@ -317,7 +325,7 @@ class KernelWeightingClustering(FeatureRanker):
                 break
         if not converged and len(history) == int(self.max_iter):
             warnings.warn(f"Kernel weighting did not converge in max_iter={self.max_iter} "
-                          f"iterations (tol={self.tol}).", ConvergenceWarning, stacklevel=3)
+                          f"iterations (tol={self.tol}).", ConvergenceWarning, stacklevel=4)
 
         weights[active] = w
         self.weights_ = weights

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
-from sklearn.utils import check_random_state
-from sklearn.utils.validation import validate_data
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..cluster._affinity import _check_n_clusters
-from ..cluster.kernel_kmeans import _one_hot, kernel_kmeans, scale_features
+from ..cluster.kernel_kmeans import SCALINGS, _one_hot, kernel_kmeans, scale_features
 from ..graphs import squared_distances
-from ..metrics import clustering_accuracy
-from .base import FeatureRanker, constant_features
+from .base import FeatureRanker, IntInterval
 
 STEP_RULES = ("fixed", "normalized")
 GRADIENTS = ("correct", "printed")
@@ -211,9 +211,6 @@ class KPKMeans(FeatureRanker):
         The partition after each re-clustering (one row per elimination round, then the final).
     n_features_path_ : ndarray of shape (n_rounds,)
         The number of features in use for each row of ``labels_path_``.
-    accuracy_path_ : ndarray of shape (n_rounds,)
-        Clustering accuracy of each row of ``labels_path_`` against ``y``; only when ``fit``
-        received ``y`` (used for reporting only, never by the method).
     elimination_log_ : list of tuple
         ``(round, step, feature, factor before the step)`` for each eliminated feature.
     objective_history_ : list of float
@@ -296,6 +293,27 @@ class KPKMeans(FeatureRanker):
 
     higher_is_better = True
 
+    _parameter_constraints: dict = {
+        **FeatureRanker._parameter_constraints,
+        "n_clusters": [IntInterval(1, None, closed="left")],
+        "lam": [Interval(Real, 0, None, closed="left")],
+        "gamma": [Interval(Real, 0, None, closed="neither")],
+        "beta": [Interval(Real, 0, None, closed="left")],
+        "v0": [Interval(Real, 0, None, closed="neither")],
+        "eps": [Interval(Real, 0, None, closed="left")],
+        "gradient": [StrOptions(set(GRADIENTS))],
+        "step": [StrOptions(set(STEP_RULES))],
+        "max_step": [Interval(Real, 0, None, closed="neither")],
+        "max_inner": [IntInterval(1, None, closed="left")],
+        "max_outer": [IntInterval(1, None, closed="left"), None],
+        "scale": [StrOptions(set(SCALINGS))],
+        "n_init": [IntInterval(1, None, closed="left")],
+        # column indices; the workflow's "relevant" is resolved before the estimator is built
+        "init_features": ["array-like", None],
+        "max_samples": [IntInterval(1, None, closed="left"), None],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, n_features_to_select=None, *, n_clusters=8, lam=0.5, gamma=1.0, beta=5.0,
                  v0=1.0, eps=1e-4, gradient="correct", step="normalized", max_step=0.05, max_inner=1000, max_outer=None,
                  scale="zscore-sqrt-d", n_init=10, init_features=None, max_samples=None,
@@ -318,27 +336,10 @@ class KPKMeans(FeatureRanker):
         self.max_samples = max_samples
         self.random_state = random_state
 
-    def fit(self, X, y=None):
-        """Learn the scaling factors and the partition; rank the features.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,), default=None
-            Only to record ``accuracy_path_``; the method never uses it.
-
-        Returns
-        -------
-        self
-        """
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2, copy=True)
-        if self.step not in STEP_RULES:
-            raise ValueError(f"step must be one of {STEP_RULES}, got {self.step!r}.")
-        if self.gradient not in GRADIENTS:
-            raise ValueError(f"gradient must be one of {GRADIENTS}, got {self.gradient!r}.")
+    def _score(self, X, rng):
+        """Learn the scaling factors ``v`` and the partition; ``v`` is the score."""
         n_samples, d = X.shape
         _check_n_clusters(self.n_clusters, n_samples)
-        rng = check_random_state(self.random_state)
         c = int(self.n_clusters)
         Xs = scale_features(X, self.scale)
         if self.max_samples is not None and n_samples > int(self.max_samples):
@@ -358,7 +359,7 @@ class KPKMeans(FeatureRanker):
             cols = np.asarray(self.init_features, dtype=np.intp).ravel()
             if cols.size == 0 or cols.min() < 0 or cols.max() >= d:
                 raise ValueError(f"init_features must be column indices in [0, {d}), got "
-                                 f"{self.init_features!r}.")
+                                 f"{self.init_features!r}; give columns of this X.")
             init_cols = np.zeros(d, dtype=bool)
             init_cols[cols] = True
 
@@ -429,17 +430,18 @@ class KPKMeans(FeatureRanker):
         self.n_features_path_ = np.array([p[0] for p in path])
         self.labels_path_ = np.array([p[1] for p in path])
         self.labels_ = self.labels_path_[-1]
-        if y is not None:
-            y = np.asarray(y)
-            self.accuracy_path_ = np.array([clustering_accuracy(y, lab) for lab in self.labels_path_])
-        self.constant_mask_ = constant_features(X)
-        self.scores_ = v.copy()
-        self._set_feature_order(self._total_ranking(v, alive, log, self.constant_mask_))
+        return v.copy()
+
+    def _post_fit(self, X):
+        """The order of elimination, not of ``v`` alone, and the features still in use."""
+        v = self.v_
+        alive = np.ones(v.size, dtype=bool)
+        alive[[entry[2] for entry in self.elimination_log_]] = False
+        self._set_feature_order(self._total_ranking(v, alive, self.elimination_log_,
+                                                    self.constant_mask_))
         self.selected_features_ = self.feature_order_[: int(alive.sum())]
         self.selected_features_ = self.selected_features_[v[self.selected_features_] > 0]
         self.n_features_selected_ = int(self.selected_features_.size)
-        self._n_selected()
-        return self
 
     @staticmethod
     def _total_ranking(v, alive, log, constant):

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-import numpy as np
+from numbers import Real
 
-from ..graphs import knn_graph, rbf_affinity
-from .base import FeatureRanker, constant_features
+import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from ..graphs import BANDWIDTH_RULES, knn_graph, rbf_affinity
+from .base import FeatureRanker, IntInterval, constant_features
 
 VARIANTS = ("full", "numerator")
 
@@ -104,6 +107,18 @@ class LaplacianScore(FeatureRanker):
 
     higher_is_better = False
 
+    _parameter_constraints: dict = {
+        **FeatureRanker._parameter_constraints,
+        "n_neighbors": [IntInterval(1, None, closed="left"), None],
+        "t": [Interval(Real, 0, None, closed="neither"), None],
+        "t_rule": [StrOptions(set(BANDWIDTH_RULES))],
+        "weight": [StrOptions({"heat", "binary", "cosine"})],
+        "symmetrize": [StrOptions({"or", "and"})],
+        "self_loops": ["boolean"],
+        "variant": [StrOptions(set(VARIANTS))],
+        "metric": [StrOptions({"euclidean", "cosine"})],
+    }
+
     def __init__(
         self, n_features_to_select=None, *, n_neighbors=5, t=None, t_rule="cai",
         weight="heat", symmetrize="or", self_loops=False, variant="full", metric="euclidean",
@@ -119,8 +134,6 @@ class LaplacianScore(FeatureRanker):
         self.metric = metric
 
     def _score(self, X, rng):
-        if self.variant not in VARIANTS:
-            raise ValueError(f"variant must be one of {VARIANTS}, got {self.variant!r}.")
         W, self.t_ = self._graph(X)
         return laplacian_score(X, W, variant=self.variant, constant=self.constant_mask_)
 

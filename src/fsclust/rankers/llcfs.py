@@ -5,9 +5,12 @@ from __future__ import annotations
 import logging
 import time
 
+from numbers import Real
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..cluster._affinity import _check_n_clusters
 from ..cluster.llc import (
@@ -21,7 +24,7 @@ from ..cluster.llc import (
     neighborhoods,
     relaxed_indicator,
 )
-from .base import FeatureRanker
+from .base import FeatureRanker, IntInterval
 
 log = logging.getLogger(__name__)
 
@@ -143,6 +146,18 @@ class LLCFS(FeatureRanker):
 
     higher_is_better = True
 
+    _parameter_constraints: dict = {
+        **FeatureRanker._parameter_constraints,
+        "n_clusters": [IntInterval(1, None, closed="left")],
+        "n_neighbors": [IntInterval(1, None, closed="left")],
+        "lam": [Interval(Real, 0, float("inf"), closed="neither")],
+        "neighborhood": [StrOptions(set(NEIGHBORHOODS))],
+        "max_iter": [IntInterval(1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "n_init": [IntInterval(1, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, n_clusters=2, *, n_neighbors=30, lam=1.0, neighborhood="mutual",
                  max_iter=50, tol=1e-2, n_init=10, random_state=None,
                  n_features_to_select=None):
@@ -169,13 +184,6 @@ class LLCFS(FeatureRanker):
         c = self.n_clusters
         _check_n_clusters(c, n)
         _check_llc_params(self.n_neighbors, self.lam, n)
-        if not (isinstance(self.max_iter, (int, np.integer)) and self.max_iter >= 1):
-            raise ValueError(f"max_iter must be a positive int, got {self.max_iter!r}.")
-        if self.neighborhood not in NEIGHBORHOODS:
-            raise ValueError(f"unknown neighborhood {self.neighborhood!r}; "
-                             f"valid: {', '.join(NEIGHBORHOODS)}")
-        if not self.tol >= 0:
-            raise ValueError(f"tol must be >= 0, got {self.tol!r}.")
         tau = np.full(d, 1.0 / d)
         history, effective, isolated, components = [], [], [], []
         timings = {stage: [] for stage in STAGES}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from numbers import Real
 
 import numpy as np
 import scipy.linalg
@@ -13,8 +14,10 @@ from sklearn.linear_model import Lars
 # downdate of the Cholesky factor when a variable leaves (the same BLAS rotations)
 from sklearn.utils.arrayfuncs import cholesky_delete, min_pos
 
-from ..graphs import knn_graph, laplacian, smallest_eigenvectors
-from .base import FeatureRanker
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from ..graphs import BANDWIDTH_RULES, knn_graph, laplacian, smallest_eigenvectors
+from .base import FeatureRanker, IntInterval
 
 # Above this many samples the embedding uses ARPACK on the sparse graph instead of a dense eigh.
 _DENSE_MAX_N = 2000
@@ -521,6 +524,20 @@ class MCFS(FeatureRanker):
 
     higher_is_better = True
 
+    _parameter_constraints: dict = {
+        **FeatureRanker._parameter_constraints,
+        "n_clusters": [IntInterval(1, None, closed="left")],
+        "n_eigenvectors": [IntInterval(1, None, closed="left"), None],
+        "n_nonzero_coefs": [IntInterval(1, None, closed="left"), None],
+        "n_neighbors": [IntInterval(1, None, closed="left")],
+        "t": [Interval(Real, 0, None, closed="neither"), None],
+        "t_rule": [StrOptions(set(BANDWIDTH_RULES))],
+        "ridge": [Interval(Real, 0, None, closed="left")],
+        "solver": [StrOptions({"cai", "skfeature"})],
+        "score_rule": [StrOptions({"max_abs", "signed_max"})],
+        "self_loops": ["boolean"],
+    }
+
     def __init__(self, n_features_to_select=None, *, n_clusters=5, n_eigenvectors=None,
                  n_nonzero_coefs=None, n_neighbors=5, t=None, t_rule="cai", ridge=1e-3,
                  solver="cai", score_rule="max_abs", self_loops=False):
@@ -544,11 +561,6 @@ class MCFS(FeatureRanker):
         if card is None:
             card = self.n_features_to_select if self.n_features_to_select else min(D, 50)
         card = int(min(card, D))
-        if self.solver not in ("cai", "skfeature"):
-            raise ValueError(f"solver must be 'cai' or 'skfeature', got {self.solver!r}.")
-        if self.score_rule not in ("max_abs", "signed_max"):
-            raise ValueError("score_rule must be 'max_abs' or 'signed_max', got "
-                             f"{self.score_rule!r}.")
         W, self.t_ = knn_graph(X, n_neighbors=min(self.n_neighbors, n - 1), t=self.t,
                                t_rule=self.t_rule, return_bandwidth=True, allow_isolated=True,
                                self_loops=self.self_loops)
@@ -565,7 +577,7 @@ class MCFS(FeatureRanker):
                 warnings.warn(f"lasso path never reached {card} non-zero coefficients for "
                               f"{short.size} of {K} eigenvectors (largest: "
                               f"{cardinality[short].max()}); using the largest",
-                              RuntimeWarning, stacklevel=3)
+                              RuntimeWarning, stacklevel=4)
         if self.score_rule == "signed_max":
             return np.max(self.coef_, axis=1)
         return np.max(np.abs(self.coef_), axis=1)

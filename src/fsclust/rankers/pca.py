@@ -106,6 +106,11 @@ class PCARanking(FeatureRanker):
 
     higher_is_better = True
 
+    _parameter_constraints: dict = {
+        **FeatureRanker._parameter_constraints,
+        "standardize": ["boolean"],
+    }
+
     def __init__(self, n_features_to_select=None, *, standardize=True):
         self.n_features_to_select = n_features_to_select
         self.standardize = standardize

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
+from numbers import Real
 
 import numpy as np
 import scipy.linalg
 from scipy.sparse.linalg import LinearOperator, eigsh
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..cluster._affinity import _check_n_clusters
 from ..cluster.kmeans import KMeans
 from ..graphs import largest_eigenvectors
-from .base import FeatureRanker, constant_features
+from .base import FeatureRanker, IntInterval, constant_features
 
 INITS = ("uniform", "random")
 
@@ -148,13 +149,6 @@ def _initial_indicator(M, n_clusters, init, rng):
     return np.ascontiguousarray(Vt[:n_clusters].T)
 
 
-def _check_int(name, value, low):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int, got {value!r}.")
-    if value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value!r}.")
-
-
 class QAlpha(FeatureRanker):
     """Q-alpha feature weights and clusters: the weights whose affinity has a strong top spectrum.
 
@@ -271,6 +265,16 @@ class QAlpha(FeatureRanker):
 
     higher_is_better = True
 
+    _parameter_constraints: dict = {
+        **FeatureRanker._parameter_constraints,
+        "n_clusters": [IntInterval(1, None, closed="left")],
+        "max_iter": [IntInterval(1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "init": [StrOptions(set(INITS))],
+        "n_init": [IntInterval(1, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
     def __init__(
         self, n_clusters=2, *, max_iter=100, tol=1e-6, init="uniform", n_init=10,
         random_state=None, n_features_to_select=None,
@@ -283,20 +287,9 @@ class QAlpha(FeatureRanker):
         self.random_state = random_state
         self.n_features_to_select = n_features_to_select
 
-    def _check_params(self, n_samples):
-        _check_n_clusters(self.n_clusters, n_samples)
-        _check_int("max_iter", self.max_iter, 1)
-        _check_int("n_init", self.n_init, 1)
-        if isinstance(self.tol, bool) or not isinstance(self.tol, numbers.Real):
-            raise TypeError(f"tol must be a real number, got {self.tol!r}.")
-        if not self.tol >= 0:
-            raise ValueError(f"tol must be >= 0, got {self.tol!r}.")
-        if self.init not in INITS:
-            raise ValueError(f"init must be one of {INITS}, got {self.init!r}.")
-
     def _score(self, X, rng):
         n, D = X.shape
-        self._check_params(n)
+        _check_n_clusters(self.n_clusters, n)
         c = self.n_clusters
         M_all = normalized_feature_rows(X)
         active = np.flatnonzero(np.any(M_all, axis=1))
@@ -305,7 +298,7 @@ class QAlpha(FeatureRanker):
         self.n_iter_ = 0
         if active.size == 0:
             warnings.warn("Every feature is constant: all weights 0, one cluster.",
-                          UserWarning, stacklevel=3)
+                          UserWarning, stacklevel=4)
             self.Q_ = np.zeros((n, c))
             self.labels_ = np.zeros(n, dtype=np.intp)
             return weights
@@ -322,7 +315,7 @@ class QAlpha(FeatureRanker):
             P = M @ Q
             if not np.any(P):  # Q orthogonal to every feature: G = 0, nothing to weigh
                 warnings.warn("Q is orthogonal to every feature (G = 0); weights left as they "
-                              "are.", UserWarning, stacklevel=3)
+                              "are.", UserWarning, stacklevel=4)
                 break
             new = _orient(_leading_eigenvector(M, P, alpha, gram))
             Z = M.T @ (new[:, None] * P)  # A_alpha Q, (n, k)
@@ -335,7 +328,7 @@ class QAlpha(FeatureRanker):
                 break
         if not converged and len(history) == self.max_iter:
             warnings.warn(f"Q-alpha did not converge in max_iter={self.max_iter} iterations "
-                          f"(tol={self.tol}).", ConvergenceWarning, stacklevel=3)
+                          f"(tol={self.tol}).", ConvergenceWarning, stacklevel=4)
 
         weights[active] = alpha
         self.Q_ = Q

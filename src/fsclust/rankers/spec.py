@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-import numpy as np
+from numbers import Real
 
-from ..graphs import laplacian, rbf_affinity, smallest_eigenvectors
-from .base import FeatureRanker, constant_features
+import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from ..graphs import BANDWIDTH_RULES, laplacian, rbf_affinity, smallest_eigenvectors
+from .base import FeatureRanker, IntInterval, constant_features
 
 STYLES = ("phi1", "phi2", "phi3")
 
@@ -171,6 +174,15 @@ class SPEC(FeatureRanker):
     >>> SPEC().fit(X).feature_order_.tolist()
     [1, 0]
     """
+
+    _parameter_constraints: dict = {
+        **FeatureRanker._parameter_constraints,
+        "style": [StrOptions(set(STYLES))],
+        "power": [IntInterval(1, None, closed="left")],
+        "n_clusters": [IntInterval(1, None, closed="left"), None],
+        "t": [Interval(Real, 0, None, closed="neither"), None],
+        "t_rule": [StrOptions(set(BANDWIDTH_RULES))],
+    }
 
     def __init__(self, n_features_to_select=None, *, style="phi2", power=1, n_clusters=None,
                  t=None, t_rule="cai"):

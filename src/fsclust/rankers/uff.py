@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import FeatureRanker, mean_plus_std_rule
+from .base import FeatureRanker, IntInterval, mean_plus_std_rule
 
 
 class UFF(FeatureRanker):
@@ -77,28 +77,22 @@ class UFF(FeatureRanker):
 
     higher_is_better = True
 
+    _parameter_constraints: dict = {
+        **FeatureRanker._parameter_constraints,
+        "ddof": [IntInterval(0, None, closed="left")],
+        "batch_size": [IntInterval(1, None, closed="left")],
+    }
+
     def __init__(self, n_features_to_select=None, *, ddof=1, batch_size=1024):
         self.n_features_to_select = n_features_to_select
         self.ddof = ddof
         self.batch_size = batch_size
 
-    def fit(self, X, y=None):
-        """Score and rank the features of ``X``; apply the ``CE > mean + sd`` rule.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : Ignored
-
-        Returns
-        -------
-        self
-        """
-        super().fit(X, y)
+    def _post_fit(self, X):
+        """The ``CE > mean + sd`` rule: the subset UFF selects itself."""
         keep = mean_plus_std_rule(self.scores_, True, self.constant_mask_, ddof=self.ddof)
         self.selected_features_ = self.feature_order_[keep[self.feature_order_]]
         self.n_features_selected_ = int(keep.sum())
-        return self
 
     def _score(self, X, rng):
         self.entropy_, reduced = svd_entropy_contributions(X, batch_size=self.batch_size)
