@@ -169,11 +169,13 @@ def test_forcerun_reruns_one_stage_and_what_follows_it(tiny_run):
         ({"methods": {"x": {"method": "lapl"}}}, "unknown method 'lapl'; valid methods: "),
         ({"datasets": ["irs"]}, "unknown dataset 'irs'; valid datasets"),
         ({"seeds": "zero"}, "seeds"),
-        # a misspelled parameter fails at `snakemake -n`, naming the nearest valid one
+        # a misspelled parameter fails at `snakemake -n`, listing the valid ones
         ({"methods": {"x": {"method": "laplacian", "params": {"n_neighbours": 5}}}},
-         "has no parameter 'n_neighbours'; did you mean 'n_neighbors'?"),
+         "method 'x' (laplacian): method 'laplacian' has no parameter 'n_neighbours'; "
+         "valid parameters: "),
         ({"clusterers": {"k": {"method": "kmeans", "params": {"ninit": 3}}}},
-         "has no parameter 'ninit'; did you mean 'n_init'?"),
+         "clusterer 'k' (kmeans): clusterer 'kmeans' has no parameter 'ninit'; "
+         "valid parameters: "),
         # a misspelled key: the key and the nearest valid one, not a schema dump
         ({"metods": {}}, "unknown key 'metods'; did you mean 'methods'?"),
     ],
@@ -186,9 +188,51 @@ def test_bad_config_names_the_key(tmp_path, patch, message):
     proc = _snakemake(work, "--cores", "1", "--dry-run")
     assert proc.returncode != 0
     assert message in proc.stdout + proc.stderr
+    listed = (proc.stdout + proc.stderr).split(message)[1].splitlines()[0]
     if "unknown method" in message:
-        listed = (proc.stdout + proc.stderr).split(message)[1].splitlines()[0]
         assert {"laplacian", "variance"} <= set(listed.split(", "))
+    if "valid parameters" in message:
+        assert {"n_neighbors"} <= set(listed.split(", ")) or {"n_init"} <= set(listed.split(", "))
+
+
+# A wrong value, for a ranker and for a clusterer: out of range, not one of the choices, or of
+# the wrong type; each fails the dry run with one line naming the experiment, the method or
+# clusterer key and name, the parameter and what it may be.
+_WRONG_VALUES = {
+    "range": ("laplacian", "spectral-rw", {"n_neighbors": -3}, "n_neighbors", "range [1, inf)"),
+    "choice": ("evsfsc", "spectral-rw", {"laplacian": "lrw"}, "laplacian", "must be a str among"),
+    "type": ("laplacian", "spectral-rw", {"n_neighbors": "five"}, "n_neighbors", "must be an int"),
+}
+
+
+@pytest.mark.parametrize("kind", ["method", "clusterer"])
+@pytest.mark.parametrize("wrong", sorted(_WRONG_VALUES))
+def test_wrong_parameter_value_fails_the_dry_run_in_one_line(tmp_path, kind, wrong):
+    ranker, clusterer, params, parameter, allowed = _WRONG_VALUES[wrong]
+    work = _workdir(tmp_path, "bad-value")
+    cfg = yaml.safe_load(yaml.safe_dump(TINY))
+    exp = cfg["experiments"]["tiny"]
+    if kind == "method":
+        exp["methods"]["bad"] = {"method": ranker, "params": params}
+        name = ranker
+    else:
+        exp["clusterers"]["bad"] = {"method": clusterer, "params": params}
+        name = clusterer
+    (work / "tiny.yaml").write_text(yaml.safe_dump(cfg))
+    proc = _snakemake(work, "--cores", "1", "--dry-run")
+    assert proc.returncode != 0
+    lines = [line for line in (proc.stdout + proc.stderr).splitlines()
+             if line.startswith(f"experiment 'tiny', {kind} 'bad' ({name}): ")]
+    assert len(lines) == 1, proc.stderr[-3000:]
+    assert f"'{parameter}' parameter" in lines[0] and allowed in lines[0]
+    assert repr(params[parameter]) in lines[0] or str(params[parameter]) in lines[0]
+
+
+def test_every_shipped_experiment_passes_the_parameter_checks(tmp_path):
+    # every experiment of the config is checked when the workflow is parsed, whatever the target
+    work = _workdir(tmp_path, "shipped")
+    proc = _snakemake(work, "--dry-run", "--cores", "1", "reproduction")
+    assert proc.returncode == 0, proc.stderr[-3000:]
 
 
 def test_run_may_name_a_paper_target(tmp_path):

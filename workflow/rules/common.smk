@@ -12,7 +12,7 @@ from snakemake.utils import validate
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
 from fsclust.datasets import load_catalog  # noqa: E402
-from fsclust.registry import RANKERS, CLUSTERERS  # noqa: E402
+from fsclust.registry import check_params  # noqa: E402
 from fsclust.steps import method_grid, referenced_methods  # noqa: E402
 
 
@@ -101,22 +101,6 @@ MIRROR = config.get("mirror")
 PAPERS = config.get("papers", {})
 
 
-def _check_params(where, cls, params):
-    """A parameter the class does not take fails here, at `snakemake -n`, not in a job log."""
-    import difflib
-    import inspect
-
-    accepted = sorted(set(inspect.signature(cls.__init__).parameters) - {"self"})
-    for key in params or {}:
-        if key not in accepted:
-            near = difflib.get_close_matches(key, accepted, n=1)
-            hint = f"did you mean {near[0]!r}? " if near else ""
-            raise ValueError(
-                f"{where}.params: {cls.__name__} has no parameter {key!r}; {hint}"
-                f"valid parameters: {', '.join(accepted)}"
-            )
-
-
 def _check_output_folders():
     """The folders the workflow writes: a clear one-line error before Snakemake builds its job
     graph (it would fail there with a traceback on a file named `results`)."""
@@ -139,10 +123,20 @@ def _check_output_folders():
 _check_output_folders()
 
 
+def _check_estimator(experiment, kind, key, spec):
+    """A wrong name, parameter or value fails here, at `snakemake -n`, in one line naming the
+    experiment and the method (or clusterer) key; the registry is the one place that checks
+    them (values the job resolves, e.g. {selected_by: ...}, are left to the job)."""
+    try:
+        check_params(kind, spec["method"], spec.get("params"))
+    except (ValueError, TypeError) as error:
+        raise ValueError(
+            f"experiment {experiment!r}, {kind} {key!r} ({spec['method']}): {error}"
+        ) from None
+
+
 def _check_config():
     """Errors that name the wrong key and list the valid values."""
-    from fsclust.registry import clusterer_class, ranker_class
-
     # `run` may name experiments and paper targets (`snakemake zeng2008` is documented)
     unknown = [e for e in config["run"] if e not in EXPERIMENTS and e not in PAPERS]
     if unknown:
@@ -166,16 +160,7 @@ def _check_config():
                     f"{where}.methods: {ALL_FEATURES!r} is reserved for the "
                     "all-features baseline; set all_features: true instead"
                 )
-            if spec["method"] not in RANKERS:
-                raise ValueError(
-                    f"{where}.methods.{key}.method: unknown method "
-                    f"{spec['method']!r}; valid methods: {', '.join(sorted(RANKERS))}"
-                )
-            _check_params(
-                f"{where}.methods.{key}",
-                ranker_class(spec["method"]),
-                spec.get("params"),
-            )
+            _check_estimator(name, "method", key, spec)
             unknown = sorted(set(spec.get("clusterers", [])) - set(exp["clusterers"]))
             if unknown:
                 raise ValueError(
@@ -184,16 +169,7 @@ def _check_config():
                     f"{', '.join(sorted(exp['clusterers']))}"
                 )
         for key, spec in exp["clusterers"].items():
-            if spec["method"] not in CLUSTERERS:
-                raise ValueError(
-                    f"{where}.clusterers.{key}.method: unknown clusterer "
-                    f"{spec['method']!r}; valid clusterers: {', '.join(sorted(CLUSTERERS))}"
-                )
-            _check_params(
-                f"{where}.clusterers.{key}",
-                clusterer_class(spec["method"]),
-                spec.get("params"),
-            )
+            _check_estimator(name, "clusterer", key, spec)
 
 
 _check_config()
