@@ -11,21 +11,18 @@ min_version("9.0")
 configfile: "config/config.yaml"
 
 
-# Each paper's experiments and paper block live in a file of their own. They are merged here
-# rather than with more `configfile:` lines, each of which would print "Config file ... is
-# extended by additional config specified via the command line" on every call; the command
-# line (--config, --configfile) still wins, applied last as Snakemake does.
+# Each paper's experiments and paper block live in a file of their own, config/experiments/
+# {paper}.yaml, merged here in name order rather than with more `configfile:` lines, each of
+# which would print "Config file ... is extended by additional config specified via the command
+# line" on every call; the command line (--config, --configfile) still wins, applied last as
+# Snakemake does.
 from snakemake.common.configfile import load_configfile
 from snakemake.utils import update_config
 
-for _paper_config in [
-    "config/experiments/zeng2008.yaml",
-    "config/experiments/maldonado2015.yaml",
-    "config/experiments/zhang2012.yaml",
-    "config/experiments/zeng2009.yaml",
-    "config/experiments/jiang2011.yaml",
-]:
-    update_config(config, load_configfile(str(Path(workflow.basedir) / _paper_config)))
+for _paper_config in sorted(
+    Path(workflow.basedir, "config/experiments").glob("*.yaml")
+):
+    update_config(config, load_configfile(str(_paper_config)))
 update_config(config, workflow.config_settings.overwrite_config or {})
 
 
@@ -34,14 +31,19 @@ include: "workflow/rules/download.smk"
 include: "workflow/rules/prepare.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/report.smk"
-# Paper-specific rules: tables and figures from what the generic steps wrote, and one target
-# rule per paper block of the config (e.g. `snakemake --cores 2 zeng2008`).
 include: "workflow/rules/papers.smk"
-include: "workflow/rules/paper_zeng2008.smk"
-include: "workflow/rules/paper_maldonado2015.smk"
-include: "workflow/rules/paper_zhang2012.smk"
-include: "workflow/rules/paper_zeng2009.smk"
-include: "workflow/rules/paper_jiang2011.smk"
+
+
+# A paper's own rules, workflow/rules/paper_{paper}.smk (found here, named nowhere), only
+# tabulate and plot what the generic steps wrote; experiments.smk makes one target rule per
+# paper block of the config (`snakemake --cores 2 {paper}`).
+for _paper_rules in sorted(
+    Path(workflow.basedir, "workflow/rules").glob("paper_*.smk")
+):
+
+    include: str(_paper_rules)
+
+
 include: "workflow/rules/provenance.smk"
 include: "workflow/rules/reproduction.smk"
 include: "workflow/rules/benchmarks.smk"

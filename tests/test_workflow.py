@@ -1,6 +1,7 @@
 """The real workflow on a tiny config, with --cores 2 (the slowest test: about a minute)."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -86,8 +87,10 @@ def test_workflow_writes_figures_and_tables(tiny_run):
     assert info1["shared_by_seeds"] is True
     # every rule logged and benchmarked
     assert any((tiny_run / "logs" / "tiny" / "evaluate").rglob("*.log"))
-    assert any((tiny_run / "benchmarks" / "tiny" / "evaluate").rglob("*.tsv"))
-    assert (tiny_run / "benchmarks" / "tiny" / "aggregate.tsv").exists()
+    assert any((tiny_run / "logs" / "benchmarks" / "tiny" / "evaluate").rglob("*.tsv"))
+    assert (tiny_run / "logs" / "benchmarks" / "tiny" / "aggregate.tsv").exists()
+    # and not in the benchmark suite's source folder
+    assert not (tiny_run / "benchmarks").exists()
 
 
 def test_rerun_has_nothing_to_do(tiny_run):
@@ -166,11 +169,13 @@ def test_forcerun_reruns_one_stage_and_what_follows_it(tiny_run):
         ({"methods": {"x": {"method": "lapl"}}}, "unknown method 'lapl'; valid methods: "),
         ({"datasets": ["irs"]}, "unknown dataset 'irs'; valid datasets"),
         ({"seeds": "zero"}, "seeds"),
-        # a misspelled parameter fails at `snakemake -n`, naming the nearest valid one
+        # a misspelled parameter fails at `snakemake -n`, listing the valid ones
         ({"methods": {"x": {"method": "laplacian", "params": {"n_neighbours": 5}}}},
-         "has no parameter 'n_neighbours'; did you mean 'n_neighbors'?"),
+         "method 'x' (laplacian): method 'laplacian' has no parameter 'n_neighbours'; "
+         "valid parameters: "),
         ({"clusterers": {"k": {"method": "kmeans", "params": {"ninit": 3}}}},
-         "has no parameter 'ninit'; did you mean 'n_init'?"),
+         "clusterer 'k' (kmeans): clusterer 'kmeans' has no parameter 'ninit'; "
+         "valid parameters: "),
         # a misspelled key: the key and the nearest valid one, not a schema dump
         ({"metods": {}}, "unknown key 'metods'; did you mean 'methods'?"),
     ],
@@ -183,9 +188,51 @@ def test_bad_config_names_the_key(tmp_path, patch, message):
     proc = _snakemake(work, "--cores", "1", "--dry-run")
     assert proc.returncode != 0
     assert message in proc.stdout + proc.stderr
+    listed = (proc.stdout + proc.stderr).split(message)[1].splitlines()[0]
     if "unknown method" in message:
-        listed = (proc.stdout + proc.stderr).split(message)[1].splitlines()[0]
         assert {"laplacian", "variance"} <= set(listed.split(", "))
+    if "valid parameters" in message:
+        assert {"n_neighbors"} <= set(listed.split(", ")) or {"n_init"} <= set(listed.split(", "))
+
+
+# A wrong value, for a ranker and for a clusterer: out of range, not one of the choices, or of
+# the wrong type; each fails the dry run with one line naming the experiment, the method or
+# clusterer key and name, the parameter and what it may be.
+_WRONG_VALUES = {
+    "range": ("laplacian", "spectral-rw", {"n_neighbors": -3}, "n_neighbors", "range [1, inf)"),
+    "choice": ("evsfsc", "spectral-rw", {"laplacian": "lrw"}, "laplacian", "must be a str among"),
+    "type": ("laplacian", "spectral-rw", {"n_neighbors": "five"}, "n_neighbors", "must be an int"),
+}
+
+
+@pytest.mark.parametrize("kind", ["method", "clusterer"])
+@pytest.mark.parametrize("wrong", sorted(_WRONG_VALUES))
+def test_wrong_parameter_value_fails_the_dry_run_in_one_line(tmp_path, kind, wrong):
+    ranker, clusterer, params, parameter, allowed = _WRONG_VALUES[wrong]
+    work = _workdir(tmp_path, "bad-value")
+    cfg = yaml.safe_load(yaml.safe_dump(TINY))
+    exp = cfg["experiments"]["tiny"]
+    if kind == "method":
+        exp["methods"]["bad"] = {"method": ranker, "params": params}
+        name = ranker
+    else:
+        exp["clusterers"]["bad"] = {"method": clusterer, "params": params}
+        name = clusterer
+    (work / "tiny.yaml").write_text(yaml.safe_dump(cfg))
+    proc = _snakemake(work, "--cores", "1", "--dry-run")
+    assert proc.returncode != 0
+    lines = [line for line in (proc.stdout + proc.stderr).splitlines()
+             if line.startswith(f"experiment 'tiny', {kind} 'bad' ({name}): ")]
+    assert len(lines) == 1, proc.stderr[-3000:]
+    assert f"'{parameter}' parameter" in lines[0] and allowed in lines[0]
+    assert repr(params[parameter]) in lines[0] or str(params[parameter]) in lines[0]
+
+
+def test_every_shipped_experiment_passes_the_parameter_checks(tmp_path):
+    # every experiment of the config is checked when the workflow is parsed, whatever the target
+    work = _workdir(tmp_path, "shipped")
+    proc = _snakemake(work, "--dry-run", "--cores", "1", "reproduction")
+    assert proc.returncode == 0, proc.stderr[-3000:]
 
 
 def test_run_may_name_a_paper_target(tmp_path):
@@ -196,6 +243,40 @@ def test_run_may_name_a_paper_target(tmp_path):
     proc = _snakemake(work, "--cores", "1", "--dry-run")
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "zeng2009_report" in proc.stdout + proc.stderr
+
+
+def test_a_paper_is_its_own_files_and_named_nowhere_else(tmp_path):
+    # the Snakefile names no paper: it finds their config and rules files
+    papers = sorted(p.stem for p in (REPO / "config" / "experiments").glob("*.yaml"))
+    assert papers
+    snakefile = (REPO / "Snakefile").read_text()
+    assert [p for p in papers if p in snakefile] == []
+    # a new paper is its config file and its rules file (with its own localrules), nothing else
+    work = _workdir(tmp_path, "new-paper")
+    new = {"experiments": {"newpaper2099": {**TINY["experiments"]["tiny"], "datasets": ["iris"]}}}
+    (work / "config" / "experiments" / "newpaper2099.yaml").write_text(yaml.safe_dump(new))
+    (work / "workflow" / "rules" / "paper_newpaper2099.smk").write_text(
+        "localrules:\n    newpaper2099_table,\n\n\n"
+        "rule newpaper2099_table:\n"
+        '    input:\n        "results/newpaper2099/tables/best.md",\n'
+        '    output:\n        "results/newpaper2099/paper/table.md",\n'
+        '    shell:\n        "cp {input} {output}"\n')
+    proc = _snakemake(work, "--cores", "1", "--dry-run", "newpaper2099",
+                      "results/newpaper2099/paper/table.md")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    stats = _job_stats(proc.stdout + proc.stderr)
+    assert stats["newpaper2099_table"] == 1 and stats["newpaper2099"] == 1
+    assert stats["evaluate"] == 2
+
+
+def test_no_rule_file_defines_a_module_level_lambda():
+    # helpers are functions (common.smk, papers.smk: files without rules, as the linter wants)
+    # or lambdas inside a rule, never `name = lambda ...` that the linter does not see
+    files = [REPO / "Snakefile", *sorted((REPO / "workflow" / "rules").glob("*.smk"))]
+    found = [f"{f.name}:{i}: {line}" for f in files
+             for i, line in enumerate(f.read_text().splitlines(), 1)
+             if re.match(r"[A-Za-z_]\w*\s*=\s*lambda\b", line)]
+    assert found == []
 
 
 def test_url_dataset_is_fetched_from_the_mirror_verified_and_prepared(tmp_path, mirror):

@@ -12,7 +12,7 @@ from snakemake.utils import validate
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
 from fsclust.datasets import load_catalog  # noqa: E402
-from fsclust.registry import RANKERS, CLUSTERERS  # noqa: E402
+from fsclust.registry import check_params  # noqa: E402
 from fsclust.steps import method_grid, referenced_methods  # noqa: E402
 
 
@@ -52,6 +52,27 @@ if _KEY_ERRORS:
     raise ValueError("invalid config:\n  " + "\n  ".join(_KEY_ERRORS[:5]))
 validate(config, schema="../schemas/config.schema.yaml")
 
+
+def _expand_grids():
+    """Each method spec with a `grid:` becomes its variants (fsclust.grids), so that every
+    rule, script and table sees plain methods."""
+    from fsclust.grids import GRID_FIELDS, expand_grids
+
+    for name, exp in config["experiments"].items():
+        for key, spec in exp["clusterers"].items():
+            if set(GRID_FIELDS) & set(spec):
+                raise ValueError(
+                    f"experiments.{name}.clusterers.{key}: a grid is for methods only; "
+                    "write one clusterer per point"
+                )
+        try:
+            exp["methods"] = expand_grids(exp["methods"])
+        except ValueError as error:
+            raise ValueError(f"experiments.{name}.methods: {error}") from None
+
+
+_expand_grids()
+
 ENV = "../../envs/fsclust.yaml"
 # Reserved method name of the all-features baseline (the papers' "nofs").
 ALL_FEATURES = "nofs"
@@ -80,28 +101,12 @@ MIRROR = config.get("mirror")
 PAPERS = config.get("papers", {})
 
 
-def _check_params(where, cls, params):
-    """A parameter the class does not take fails here, at `snakemake -n`, not in a job log."""
-    import difflib
-    import inspect
-
-    accepted = sorted(set(inspect.signature(cls.__init__).parameters) - {"self"})
-    for key in params or {}:
-        if key not in accepted:
-            near = difflib.get_close_matches(key, accepted, n=1)
-            hint = f"did you mean {near[0]!r}? " if near else ""
-            raise ValueError(
-                f"{where}.params: {cls.__name__} has no parameter {key!r}; {hint}"
-                f"valid parameters: {', '.join(accepted)}"
-            )
-
-
 def _check_output_folders():
     """The folders the workflow writes: a clear one-line error before Snakemake builds its job
     graph (it would fail there with a traceback on a file named `results`)."""
     import os
 
-    for name in ("results", "data", "logs", "benchmarks"):
+    for name in ("results", "data", "logs"):
         folder = Path(name)
         if folder.exists() and not folder.is_dir():
             raise ValueError(
@@ -118,10 +123,20 @@ def _check_output_folders():
 _check_output_folders()
 
 
+def _check_estimator(experiment, kind, key, spec):
+    """A wrong name, parameter or value fails here, at `snakemake -n`, in one line naming the
+    experiment and the method (or clusterer) key; the registry is the one place that checks
+    them (values the job resolves, e.g. {selected_by: ...}, are left to the job)."""
+    try:
+        check_params(kind, spec["method"], spec.get("params"))
+    except (ValueError, TypeError) as error:
+        raise ValueError(
+            f"experiment {experiment!r}, {kind} {key!r} ({spec['method']}): {error}"
+        ) from None
+
+
 def _check_config():
     """Errors that name the wrong key and list the valid values."""
-    from fsclust.registry import clusterer_class, ranker_class
-
     # `run` may name experiments and paper targets (`snakemake zeng2008` is documented)
     unknown = [e for e in config["run"] if e not in EXPERIMENTS and e not in PAPERS]
     if unknown:
@@ -145,16 +160,7 @@ def _check_config():
                     f"{where}.methods: {ALL_FEATURES!r} is reserved for the "
                     "all-features baseline; set all_features: true instead"
                 )
-            if spec["method"] not in RANKERS:
-                raise ValueError(
-                    f"{where}.methods.{key}.method: unknown method "
-                    f"{spec['method']!r}; valid methods: {', '.join(sorted(RANKERS))}"
-                )
-            _check_params(
-                f"{where}.methods.{key}",
-                ranker_class(spec["method"]),
-                spec.get("params"),
-            )
+            _check_estimator(name, "method", key, spec)
             unknown = sorted(set(spec.get("clusterers", [])) - set(exp["clusterers"]))
             if unknown:
                 raise ValueError(
@@ -163,16 +169,7 @@ def _check_config():
                     f"{', '.join(sorted(exp['clusterers']))}"
                 )
         for key, spec in exp["clusterers"].items():
-            if spec["method"] not in CLUSTERERS:
-                raise ValueError(
-                    f"{where}.clusterers.{key}.method: unknown clusterer "
-                    f"{spec['method']!r}; valid clusterers: {', '.join(sorted(CLUSTERERS))}"
-                )
-            _check_params(
-                f"{where}.clusterers.{key}",
-                clusterer_class(spec["method"]),
-                spec.get("params"),
-            )
+            _check_estimator(name, "clusterer", key, spec)
 
 
 _check_config()
@@ -353,6 +350,19 @@ def rankings_output(experiment, dataset, method):
     return f"results/{experiment}/rankings/{dataset}/{method}"
 
 
+def rankings_outputs(experiment, methods=None):
+    """The rankings directories of ``methods`` (default: every method) of an experiment, on the
+    datasets it can get, each once (a "dataset" grain job writes all methods' rankings).
+    """
+    return sorted(
+        {
+            rankings_output(experiment, ds, method)
+            for ds in exp_datasets(experiment)
+            for method in (methods or EXPERIMENTS[experiment]["methods"])
+        }
+    )
+
+
 def sweep_files(experiment):
     """The sweep TSV of every evaluate job of an experiment."""
     exp = EXPERIMENTS[experiment]
@@ -424,13 +434,7 @@ def experiment_outputs(experiment):
         return [
             *EXTRA_OUTPUTS.get(experiment, []),
             f"results/{experiment}/provenance.json",
-            *sorted(
-                {
-                    rankings_output(experiment, ds, method)
-                    for ds in exp_datasets(experiment)
-                    for method in exp["methods"]
-                }
-            ),
+            *rankings_outputs(experiment),
         ]
     return [
         *EXTRA_OUTPUTS.get(experiment, []),

@@ -11,7 +11,7 @@ rule download:
     log:
         "logs/download/{path}.log",
     benchmark:
-        "benchmarks/download/{path}.tsv"
+        "logs/benchmarks/download/{path}.tsv"
     conda:
         ENV
     threads: 1

@@ -17,7 +17,7 @@ rule evaluate:
     log:
         "logs/{experiment}/evaluate/{dataset}/{method}.log",
     benchmark:
-        "benchmarks/{experiment}/evaluate/{dataset}/{method}.tsv"
+        "logs/benchmarks/{experiment}/evaluate/{dataset}/{method}.tsv"
     wildcard_constraints:
         experiment=_experiments_pattern("method"),
         method=f"(?!{ALL_FEATURES}(?:[/.]|$))[A-Za-z0-9][A-Za-z0-9_.-]*",
@@ -55,7 +55,7 @@ rule evaluate_all_features:
     log:
         f"logs/{{experiment}}/evaluate/{{dataset}}/{ALL_FEATURES}.log",
     benchmark:
-        f"benchmarks/{{experiment}}/evaluate/{{dataset}}/{ALL_FEATURES}.tsv"
+        f"logs/benchmarks/{{experiment}}/evaluate/{{dataset}}/{ALL_FEATURES}.tsv"
     wildcard_constraints:
         experiment=_experiments_pattern("method"),
     group:
@@ -90,7 +90,7 @@ rule evaluate_dataset:
     log:
         "logs/{experiment}/evaluate/{dataset}.log",
     benchmark:
-        "benchmarks/{experiment}/evaluate/{dataset}.tsv"
+        "logs/benchmarks/{experiment}/evaluate/{dataset}.tsv"
     wildcard_constraints:
         experiment=_experiments_pattern("dataset"),
     conda:

@@ -1,18 +1,12 @@
 # Tables, figures, comparisons and provenance take seconds and read many small files: under a
-# cluster executor they run on the submitting host, like the downloads (download.smk).
-# Snakemake submits a rule of a `group:` even when it is listed here, so none of them is in a
-# group.
+# cluster executor they run on the submitting host, like the downloads (download.smk); each
+# paper's rules file lists its own. Snakemake submits a rule of a `group:` even when it is
+# listed here, so none of them is in a group.
 localrules:
     aggregate,
     compare,
     provenance,
     reproduction,
-    zeng2008_report,
-    maldonado2015_tables,
-    zhang2012_table2_figures12,
-    zhang2012_figures34,
-    zeng2009_report,
-    jiang2011_figures,
 
 
 # One target rule per experiment: `snakemake --cores 2 quick` runs (or reruns) that experiment.

@@ -5,25 +5,16 @@
 # claims, appended to the experiment's paper_vs_ours.tsv.
 JIANG2011 = papers_of("jiang2011")
 
-# (lambdas, not functions: the linter wants functions in common.smk, which is shared)
-jiang2011_experiment = lambda paper: paper_experiment(paper, "main")
-jiang2011_settings = lambda wildcards: {
-    "figures": PAPERS[wildcards.paper]["figures"],
-    "baselines": PAPERS[wildcards.paper]["baselines"],
-    "datasets": [
-        ds
-        for ds in PAPERS[wildcards.paper]["datasets"]
-        if ds in exp_datasets(jiang2011_experiment(wildcards.paper))
-    ],
-    "skipped": skipped_datasets(jiang2011_experiment(wildcards.paper)),
-    "n_seeds": len(EXPERIMENTS[jiang2011_experiment(wildcards.paper)]["seeds"]),
-}
+
+# tables and figures take seconds: on the submitting host (see experiments.smk)
+localrules:
+    jiang2011_figures,
 
 
 rule jiang2011_figures:
     input:
         summary=lambda wildcards: (
-            f"results/{jiang2011_experiment(wildcards.paper)}/tables/summary.tsv"
+            f"results/{paper_experiment(wildcards.paper, 'main')}/tables/summary.tsv"
         ),
     output:
         fig2=report(
@@ -49,7 +40,7 @@ rule jiang2011_figures:
     log:
         "logs/{paper}/jiang2011_figures.log",
     benchmark:
-        "benchmarks/{paper}/jiang2011_figures.tsv"
+        "logs/benchmarks/{paper}/jiang2011_figures.tsv"
     wildcard_constraints:
         paper=names_pattern(JIANG2011),
     conda:
@@ -61,7 +52,15 @@ rule jiang2011_figures:
     params:
         module="jiang2011",
         step="report",
-        settings=jiang2011_settings,
+        settings=lambda wildcards: {
+            "figures": PAPERS[wildcards.paper]["figures"],
+            "baselines": PAPERS[wildcards.paper]["baselines"],
+            "datasets": paper_datasets(wildcards.paper, "datasets"),
+            "skipped": skipped_datasets(paper_experiment(wildcards.paper, "main")),
+            "n_seeds": len(
+                EXPERIMENTS[paper_experiment(wildcards.paper, "main")]["seeds"]
+            ),
+        },
     script:
         PAPER_SCRIPT
 
@@ -73,6 +72,6 @@ for _paper in JIANG2011:
         f"results/{_paper}/paper/fig4_Lsym.png",
     ]
     # the claims are the paper's comparison: appended to the experiment's paper_vs_ours.tsv
-    EXTRA_COMPARISONS.setdefault(jiang2011_experiment(_paper), []).append(
+    EXTRA_COMPARISONS.setdefault(paper_experiment(_paper, "main"), []).append(
         f"results/{_paper}/paper/claims.tsv"
     )

@@ -6,6 +6,13 @@
 # one job here tabulates and plots (fsclust.papers.maldonado2015.tables) under results/{paper}/,
 # and the bench experiment's compare rule appends the comparison table to its paper_vs_ours.tsv.
 MALDONADO2015 = papers_of("maldonado2015")
+
+
+# tables and figures take seconds: on the submitting host (see experiments.smk)
+localrules:
+    maldonado2015_tables,
+
+
 # the method whose n cuts every other method (its sidecar's n_features_selected)
 MALDONADO2015_REFERENCE = "kpkmeans"
 
@@ -51,86 +58,23 @@ for _paper in MALDONADO2015:
             f"dataset (MLL); got {EXPERIMENTS[paper_experiment(_paper, 'table4')]['datasets']}"
         )
 
-# (lambdas, not functions: the linter wants functions in common.smk, which is shared)
-# the experiments of a paper target: (bench, toy, table4)
-maldonado2015_roles = lambda paper: tuple(
-    paper_experiment(paper, role) for role in ("bench", "toy", "table4")
-)
-# the ranking directories of ``methods`` (default: all) of an experiment
-maldonado2015_rankings = lambda experiment, methods=None: sorted(
-    {
-        rankings_output(experiment, ds, method)
-        for ds in exp_datasets(experiment)
-        for method in (methods or EXPERIMENTS[experiment]["methods"])
-    }
-)
-maldonado2015_inputs = lambda wildcards: {
-    "paper": config["paper_results"],
-    "sweeps": sweep_files(maldonado2015_roles(wildcards.paper)[0]),
-    "summary": f"results/{maldonado2015_roles(wildcards.paper)[0]}/tables/summary.tsv",
-    "bench_rankings": maldonado2015_rankings(
-        maldonado2015_roles(wildcards.paper)[0], [MALDONADO2015_REFERENCE]
-    ),
-    "toy_rankings": maldonado2015_rankings(maldonado2015_roles(wildcards.paper)[1]),
-    "table4_rankings": maldonado2015_rankings(maldonado2015_roles(wildcards.paper)[2]),
-}
-# everything fsclust.papers.maldonado2015.tables needs besides its named inputs: the paper
-# block's settings and the explicit paths of the rankings and sidecars it reads
-_maldonado2015_settings = lambda wildcards, bench, toy, table4: {
-    **paper_settings(wildcards),
-    "toy_methods": EXPERIMENTS[toy]["methods"],
-    "toy_rankings": [
-        {
-            "dataset": ds,
-            "method": method,
-            "seed": seed,
-            "ranking": ranking_file(toy, ds, method, seed, "tsv"),
-            "sidecar": ranking_file(toy, ds, method, seed, "json"),
-        }
-        for ds in exp_datasets(toy)
-        for seed in EXPERIMENTS[toy]["seeds"]
-        for method in EXPERIMENTS[toy]["methods"]
-    ],
-    "kp_params": EXPERIMENTS[bench]["methods"][MALDONADO2015_REFERENCE].get(
-        "params", {}
-    ),
-    "kp_sidecars": [
-        {
-            "dataset": ds,
-            "seed": seed,
-            "sidecar": ranking_file(bench, ds, MALDONADO2015_REFERENCE, seed, "json"),
-        }
-        for ds in exp_datasets(bench)
-        for seed in EXPERIMENTS[bench]["seeds"]
-    ],
-    "table4_dataset": EXPERIMENTS[table4]["datasets"][0],
-    "table4_runs": [
-        {
-            "method": method,
-            "lam": spec.get("params", {}).get("lam", 0.5),
-            "gamma": spec.get("params", {}).get("gamma", 1.0),
-            "gradient": spec.get("params", {}).get("gradient", "correct"),
-            "seed": seed,
-            "sidecar": ranking_file(table4, ds, method, seed, "json"),
-        }
-        for ds in exp_datasets(table4)
-        for method, spec in EXPERIMENTS[table4]["methods"].items()
-        for seed in EXPERIMENTS[table4]["seeds"]
-    ],
-    "substitutes": sorted(
-        ds
-        for ds in {*EXPERIMENTS[bench]["datasets"], *EXPERIMENTS[table4]["datasets"]}
-        if CATALOG[ds].substitute
-    ),
-}
-maldonado2015_settings = lambda wildcards: _maldonado2015_settings(
-    wildcards, *maldonado2015_roles(wildcards.paper)
-)
-
 
 rule maldonado2015_tables:
     input:
-        unpack(maldonado2015_inputs),
+        paper=config["paper_results"],
+        sweeps=lambda wildcards: sweep_files(paper_experiment(wildcards.paper, "bench")),
+        summary=lambda wildcards: (
+            f"results/{paper_experiment(wildcards.paper, 'bench')}/tables/summary.tsv"
+        ),
+        bench_rankings=lambda wildcards: rankings_outputs(
+            paper_experiment(wildcards.paper, "bench"), [MALDONADO2015_REFERENCE]
+        ),
+        toy_rankings=lambda wildcards: rankings_outputs(
+            paper_experiment(wildcards.paper, "toy")
+        ),
+        table4_rankings=lambda wildcards: rankings_outputs(
+            paper_experiment(wildcards.paper, "table4")
+        ),
     output:
         table1=report(
             "results/{paper}/tables/table1.md",
@@ -171,7 +115,7 @@ rule maldonado2015_tables:
     log:
         "logs/{paper}/maldonado2015_tables.log",
     benchmark:
-        "benchmarks/{paper}/maldonado2015_tables.tsv"
+        "logs/benchmarks/{paper}/maldonado2015_tables.tsv"
     wildcard_constraints:
         paper=names_pattern(MALDONADO2015),
     conda:

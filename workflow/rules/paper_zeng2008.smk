@@ -5,6 +5,11 @@
 ZENG2008 = papers_of("zeng2008")
 
 
+# tables and figures take seconds: on the submitting host (see experiments.smk)
+localrules:
+    zeng2008_report,
+
+
 rule zeng2008_report:
     input:
         summaries=lambda wildcards: [
@@ -71,7 +76,7 @@ rule zeng2008_report:
     log:
         "logs/{paper}/zeng2008_report.log",
     benchmark:
-        "benchmarks/{paper}/zeng2008_report.tsv"
+        "logs/benchmarks/{paper}/zeng2008_report.tsv"
     wildcard_constraints:
         paper=names_pattern(ZENG2008),
     conda:

@@ -7,6 +7,12 @@
 # experiment's paper_vs_ours.tsv.
 ZENG2009 = papers_of("zeng2009")
 
+
+# tables and figures take seconds: on the submitting host (see experiments.smk)
+localrules:
+    zeng2009_report,
+
+
 # (lambdas, not functions: the linter wants functions in common.smk, which is shared)
 zeng2009_experiment = lambda paper: paper_experiment(paper, "main")
 # a dataset list of the paper block, restricted to those the experiment could get
@@ -77,7 +83,7 @@ rule zeng2009_grid:
     log:
         "logs/{paper}/zeng2009_grid/{dataset}.log",
     benchmark:
-        "benchmarks/{paper}/zeng2009_grid/{dataset}.tsv"
+        "logs/benchmarks/{paper}/zeng2009_grid/{dataset}.tsv"
     wildcard_constraints:
         paper=names_pattern(ZENG2009),
     conda:
@@ -156,7 +162,7 @@ rule zeng2009_report:
     log:
         "logs/{paper}/zeng2009_report.log",
     benchmark:
-        "benchmarks/{paper}/zeng2009_report.tsv"
+        "logs/benchmarks/{paper}/zeng2009_report.tsv"
     wildcard_constraints:
         paper=names_pattern(ZENG2009),
     conda:

@@ -8,6 +8,14 @@
 # paper_vs_ours.tsv) and Figures 1-2 in one job; Figures 3-4 from FRCM's stored arrays and
 # rankings in another.
 ZHANG2012 = papers_of("zhang2012")
+
+
+# tables and figures take seconds: on the submitting host (see experiments.smk)
+localrules:
+    zhang2012_table2_figures12,
+    zhang2012_figures34,
+
+
 # the method key of FRCM in the experiment (Figures 3-4 read its rankings and arrays)
 ZHANG2012_FRCM = "frcm"
 
@@ -125,7 +133,7 @@ rule zhang2012_table2_figures12:
     log:
         "logs/{paper}/paper/table2_figures12.log",
     benchmark:
-        "benchmarks/{paper}/paper/table2_figures12.tsv"
+        "logs/benchmarks/{paper}/paper/table2_figures12.tsv"
     wildcard_constraints:
         paper=names_pattern(ZHANG2012),
     conda:
@@ -194,7 +202,7 @@ rule zhang2012_figures34:
     log:
         "logs/{paper}/paper/figures34.log",
     benchmark:
-        "benchmarks/{paper}/paper/figures34.tsv"
+        "logs/benchmarks/{paper}/paper/figures34.tsv"
     wildcard_constraints:
         paper=names_pattern(ZHANG2012),
     conda:

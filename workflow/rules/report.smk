@@ -24,7 +24,7 @@ rule aggregate:
     log:
         "logs/{experiment}/aggregate.log",
     benchmark:
-        "benchmarks/{experiment}/aggregate.tsv"
+        "logs/benchmarks/{experiment}/aggregate.tsv"
     conda:
         ENV
     threads: 1
@@ -55,7 +55,7 @@ rule compare:
     log:
         "logs/{experiment}/compare.log",
     benchmark:
-        "benchmarks/{experiment}/compare.tsv"
+        "logs/benchmarks/{experiment}/compare.tsv"
     conda:
         ENV
     threads: 1

@@ -22,10 +22,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from fsclust._io import write_table_atomic, write_text_atomic  # noqa: E402
 from fsclust.report.figures import save_figure  # noqa: E402
 from fsclust.report.paper import PAPER_VS_OURS_COLUMNS  # noqa: E402
-from fsclust.report.tables import to_markdown  # noqa: E402
+from fsclust.report.tables import write_tables  # noqa: E402
 
 PAPER = "003_36a9d4b3820add06.txt"
 #: Our dataset ids -> the names of the paper's Table 1.
@@ -219,10 +218,9 @@ def report(inputs, outputs, *, figures, baselines, datasets, skipped=None, n_see
         plot_figure(summary, figure, spec, datasets, baselines, outputs[figure], n_seeds,
                     skipped=list(skipped or {}))
     claims = claims_table(summary, figures, datasets, baselines, skipped)
-    write_table_atomic(claims, outputs["claims"], float_format="%.6g")
     held = claims["note"].str.startswith("holds: yes")
     checked = claims["note"].str.startswith("holds:")
-    write_text_atomic(outputs["claims_md"], to_markdown(
-        claims, title="Jiang & Ren 2011: paper claims vs ours",
-        note=f"The paper reports figures only: each row is one of its text claims checked on "
-             f"our numbers ({int(held.sum())} of {int(checked.sum())} hold).") + "\n")
+    write_tables(claims, outputs["claims"], outputs["claims_md"],
+                 title="Jiang & Ren 2011: paper claims vs ours",
+                 note=f"The paper reports figures only: each row is one of its text claims "
+                      f"checked on our numbers ({int(held.sum())} of {int(checked.sum())} hold).")

@@ -23,9 +23,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fsclust._io import write_table_atomic, write_text_atomic
+from fsclust._io import write_text_atomic
 from fsclust.report.paper import PAPER_VS_OURS_COLUMNS, read_paper_results
-from fsclust.report.tables import to_markdown
+from fsclust.report.tables import write_tables
 
 #: The method key whose number of selected features n fixes the cut of every other method.
 REFERENCE = "kpkmeans"
@@ -230,8 +230,6 @@ def _table1(paper_results, paper_id, toy_methods, toy_rankings, outputs, compare
     t1 = table1_runs(toy_rankings, toy_methods)
     t1s = _summary(t1, ["dataset", "method"], "relevant")
     t1n = _summary(t1[t1["method"] == REFERENCE], ["dataset"], "n")
-    write_table_atomic(t1.merge(t1s, on=["dataset", "method"]), outputs["table1_tsv"],
-                       float_format="%.4g")
     paper_t1 = _paper_rows(paper_results, paper_id, "Table 1")
     variants = {m: _variant_label(spec) for m, spec in toy_methods.items()
                 if m != REFERENCE and _is_kpkmeans(toy_methods, m)}
@@ -273,14 +271,15 @@ def _table1(paper_results, paper_id, toy_methods, toy_rankings, outputs, compare
                                     f"{note}; mean over seeds (2 = both, 1 = one, 0 = none)"))
         wide.append(row)
     kp_params = toy_methods[REFERENCE].get("params") or {}
-    write_text_atomic(outputs["table1"], to_markdown(
-        pd.DataFrame(wide), title="Table 1: relevant features found on the toy sets",
+    write_tables(
+        t1.merge(t1s, on=["dataset", "method"]), outputs["table1_tsv"], outputs["table1"],
+        float_format="%.4g", md_frame=pd.DataFrame(wide),
+        title="Table 1: relevant features found on the toy sets",
         note=("Per seed: ✓ both relevant features among the top n, ① one, X none; the paper's "
               "mark in brackets. n = features kept by KP-Kmeans (mean over seeds); the filters "
               "are cut at the same seed's n; MCFS is refitted with lasso cardinality n. "
               f"KP-Kmeans on the toys: {_kp_settings(kp_params)}. "
-              + _kp_reading_note(toy_methods)),
-    ) + "\n")
+              + _kp_reading_note(toy_methods)))
 
 
 def _table3(paper_results, paper_id, kp_sidecars, sweeps, table3, kp_params, substitutes,
@@ -288,8 +287,6 @@ def _table3(paper_results, paper_id, kp_sidecars, sweeps, table3, kp_params, sub
     t3 = table3_runs(kp_sidecars, sweeps, table3["filters"], table3["clusterer"])
     t3s = _summary(t3, ["dataset", "method"], "acc").merge(
         _summary(t3, ["dataset", "method"], "n").drop(columns="n_runs"), on=["dataset", "method"])
-    write_table_atomic(t3.merge(t3s, on=["dataset", "method"]), outputs["table3_tsv"],
-                       float_format="%.6g")
     paper_t3 = _paper_rows(paper_results, paper_id, "Table 3")
     max_samples = kp_params.get("max_samples")
     seeds = _unique(int(r["seed"]) for r in kp_sidecars)
@@ -334,13 +331,13 @@ def _table3(paper_results, paper_id, kp_sidecars, sweeps, table3, kp_params, sub
                                             int(float(pn["value"].iloc[0])), marks))
         row["notes"] = "; ".join(marks)
         wide.append(row)
-    write_text_atomic(outputs["table3"], to_markdown(
-        pd.DataFrame(wide), title="Table 3: ACC (%) at the n KP-Kmeans selects",
+    write_tables(
+        t3.merge(t3s, on=["dataset", "method"]), outputs["table3_tsv"], outputs["table3"],
+        md_frame=pd.DataFrame(wide), title="Table 3: ACC (%) at the n KP-Kmeans selects",
         note=(f"Mean ± sd over seeds {seeds}; the paper's number in brackets. * see notes. "
               f"KP-Kmeans: {_kp_settings(kp_params)}; filters: kernel k-means, Gaussian sigma = 1 "
               "on the z-scored top-n features divided by sqrt(n) (restarts: the bench "
-              "clusterer's n_init)."),
-    ) + "\n")
+              "clusterer's n_init)."))
 
 
 def _at_paper_n_rows(paper_t3, sweeps, table3, ds, name, n, marks):
@@ -371,7 +368,7 @@ def _at_paper_n_rows(paper_t3, sweeps, table3, ds, name, n, marks):
 
 def _table4(paper_results, paper_id, table4, dataset, runs, substitutes, outputs, compare):
     if not runs:
-        write_table_atomic(pd.DataFrame(), outputs["table4_tsv"])
+        write_tables(pd.DataFrame(), outputs["table4_tsv"])
         write_text_atomic(outputs["table4"], f"Table 4: dataset {dataset} unavailable\n")
         return
     t4_all = table4_runs(runs)
@@ -380,7 +377,6 @@ def _table4(paper_results, paper_id, table4, dataset, runs, substitutes, outputs
     t4s = _summary(t4, ["lam_exp", "gamma_exp"], "acc").merge(
         _summary(t4, ["lam_exp", "gamma_exp"], "n").drop(columns="n_runs"),
         on=["lam_exp", "gamma_exp"])
-    write_table_atomic(t4_all, outputs["table4_tsv"], float_format="%.6g")
     paper_t4 = _paper_rows(paper_results, paper_id, "Table 4")
     _printed_variant_rows(paper_results, paper_id, table4, paper_t4, printed, dataset,
                           substitutes, compare)
@@ -412,15 +408,15 @@ def _table4(paper_results, paper_id, table4, dataset, runs, substitutes, outputs
         wide.append(row)
     seeds = _unique(int(r["seed"]) for r in runs)
     name = TABLE3_NAMES.get(dataset, dataset)
-    write_text_atomic(outputs["table4"], to_markdown(
-        pd.DataFrame(wide), title=f"Table 4: KP-Kmeans on {name} over lambda and gamma",
+    write_tables(
+        t4_all, outputs["table4_tsv"], outputs["table4"], md_frame=pd.DataFrame(wide),
+        title=f"Table 4: KP-Kmeans on {name} over lambda and gamma",
         note=(f"ACC (%) and n, mean over seeds {seeds}; the paper's numbers in brackets. "
               f"lambda column: gamma = 2^{table4['gamma_fixed']}; gamma column: lambda = "
               f"2^{table4['lambda_fixed']} (every run, also any beyond the two sweeps, is in "
               f"{Path(outputs['table4_tsv']).name}). Fixed step v <- v - gamma grad "
               "(the table is about gamma), so the lambda = 2^-1, gamma = 1 row need not "
-              "equal Table 3 when Table 3 uses the normalised step."),
-    ) + "\n")
+              "equal Table 3 when Table 3 uses the normalised step."))
 
 
 def _printed_variant_rows(paper_results, paper_id, table4, paper_t4, printed, dataset,
@@ -494,10 +490,9 @@ def tables(inputs, outputs, *, paper_id, figure2_dataset, table3, table4, toy_me
     _table4(paper_results, paper_id, table4, table4_dataset, table4_runs, substitutes, outputs,
             compare)
     table = pd.DataFrame(compare, columns=PAPER_VS_OURS_COLUMNS)
-    write_table_atomic(table, outputs["paper_vs_ours"], float_format="%.6g")
-    write_text_atomic(outputs["paper_vs_ours_md"], to_markdown(
-        table, title="Paper vs ours: Maldonado et al. 2015, Tables 1, 3, 4",
-        note="diff = ours - paper; differing numbers are shown, never tuned away.") + "\n")
+    write_tables(table, outputs["paper_vs_ours"], outputs["paper_vs_ours_md"],
+                 title="Paper vs ours: Maldonado et al. 2015, Tables 1, 3, 4",
+                 note="diff = ours - paper; differing numbers are shown, never tuned away.")
     figure2(inputs["summary"],
             [r["sidecar"] for r in kp_sidecars if r["dataset"] == figure2_dataset],
             figure2_dataset, outputs["figure2"])
