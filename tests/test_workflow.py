@@ -169,13 +169,14 @@ def test_forcerun_reruns_one_stage_and_what_follows_it(tiny_run):
         ({"methods": {"x": {"method": "lapl"}}}, "unknown method 'lapl'; valid methods: "),
         ({"datasets": ["irs"]}, "unknown dataset 'irs'; valid datasets"),
         ({"seeds": "zero"}, "seeds"),
-        # a misspelled parameter fails at `snakemake -n`, listing the valid ones
+        # a misspelled parameter fails at `snakemake -n`, with the nearest valid name and the
+        # list of the valid ones
         ({"methods": {"x": {"method": "laplacian", "params": {"n_neighbours": 5}}}},
          "method 'x' (laplacian): method 'laplacian' has no parameter 'n_neighbours'; "
-         "valid parameters: "),
+         "did you mean 'n_neighbors'? valid parameters: "),
         ({"clusterers": {"k": {"method": "kmeans", "params": {"ninit": 3}}}},
          "clusterer 'k' (kmeans): clusterer 'kmeans' has no parameter 'ninit'; "
-         "valid parameters: "),
+         "did you mean 'n_init'? valid parameters: "),
         # a misspelled key: the key and the nearest valid one, not a schema dump
         ({"metods": {}}, "unknown key 'metods'; did you mean 'methods'?"),
     ],

@@ -9,6 +9,7 @@ estimator lists come from this table.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import inspect
 from typing import NamedTuple
@@ -149,8 +150,10 @@ LaplacianScore must be an int in the range [1, inf) or None. Got -3 instead.
     accepted = set(inspect.signature(cls.__init__).parameters) - {"self"}
     unknown = sorted(set(params) - accepted)
     if unknown:
+        close = difflib.get_close_matches(unknown[0], sorted(accepted), n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
         raise UnknownNameError(
-            f"{kind} {name!r} has no parameter {unknown[0]!r}; "
+            f"{kind} {name!r} has no parameter {unknown[0]!r}; {hint}"
             f"valid parameters: {', '.join(sorted(accepted))}", unknown[0])
     constraints = getattr(cls, "_parameter_constraints", None)
     if constraints is not None:
