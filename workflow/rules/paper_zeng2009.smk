@@ -13,66 +13,6 @@ localrules:
     zeng2009_report,
 
 
-# (lambdas, not functions: the linter wants functions in common.smk, which is shared)
-zeng2009_experiment = lambda paper: paper_experiment(paper, "main")
-# a dataset list of the paper block, restricted to those the experiment could get
-zeng2009_datasets = lambda paper, key: [
-    ds for ds in PAPERS[paper][key] if ds in exp_datasets(zeng2009_experiment(paper))
-]
-zeng2009_all_datasets = lambda paper: zeng2009_datasets(
-    paper, "digits"
-) + zeng2009_datasets(paper, "genes")
-zeng2009_grid_settings = lambda wildcards: {
-    "dataset": wildcards.dataset,
-    "grid": PAPERS[wildcards.paper]["grids"][
-        "digits" if wildcards.dataset in PAPERS[wildcards.paper]["digits"] else "genes"
-    ],
-    "seeds": EXPERIMENTS[zeng2009_experiment(wildcards.paper)]["seeds"],
-    "llcfs_key": PAPERS[wildcards.paper]["llcfs"],
-    "metrics": EXPERIMENTS[zeng2009_experiment(wildcards.paper)]["metrics"],
-}
-zeng2009_sidecars = lambda paper, key: {
-    ds: {
-        seed: ranking_file(zeng2009_experiment(paper), ds, key, seed, "json")
-        for seed in EXPERIMENTS[zeng2009_experiment(paper)]["seeds"]
-    }
-    for ds in zeng2009_all_datasets(paper)
-}
-zeng2009_report_settings = lambda wildcards: {
-    "llcfs_sidecars": zeng2009_sidecars(
-        wildcards.paper, PAPERS[wildcards.paper]["llcfs"]
-    ),
-    "qalpha_sidecars": zeng2009_sidecars(
-        wildcards.paper, PAPERS[wildcards.paper]["qalpha"]
-    ),
-    "variant_sidecars": {
-        label: zeng2009_sidecars(wildcards.paper, key)
-        for key, label in PAPERS[wildcards.paper]["variants"].items()
-    },
-    # LLC-fs is fitted once for all runs: the first run's ranking holds tau
-    "tau_files": {
-        ds: ranking_file(
-            zeng2009_experiment(wildcards.paper),
-            ds,
-            PAPERS[wildcards.paper]["llcfs"],
-            EXPERIMENTS[zeng2009_experiment(wildcards.paper)]["seeds"][0],
-            "tsv",
-        )
-        for ds in zeng2009_all_datasets(wildcards.paper)
-    },
-    "data_files": {
-        ds: f"data/prepared/{ds}.npz"
-        for ds in zeng2009_datasets(wildcards.paper, "digits")
-    },
-    "digits": zeng2009_datasets(wildcards.paper, "digits"),
-    "genes": zeng2009_datasets(wildcards.paper, "genes"),
-    "candidates": PAPERS[wildcards.paper]["candidates"],
-    "kmeans": PAPERS[wildcards.paper]["kmeans"],
-    "default": PAPERS[wildcards.paper]["default"],
-    "top_pixels": PAPERS[wildcards.paper]["top_pixels"],
-}
-
-
 # LLC and LLC-fs over the (k, lambda) grid of one dataset, 10 runs each (one fit per grid
 # point: only the final k-means differs between runs).
 rule zeng2009_grid:
@@ -95,7 +35,19 @@ rule zeng2009_grid:
     params:
         module="zeng2009",
         step="grid",
-        settings=zeng2009_grid_settings,
+        settings=lambda wildcards: {
+            "dataset": wildcards.dataset,
+            "grid": PAPERS[wildcards.paper]["grids"][
+                (
+                    "digits"
+                    if wildcards.dataset in PAPERS[wildcards.paper]["digits"]
+                    else "genes"
+                )
+            ],
+            "seeds": EXPERIMENTS[main_experiment(wildcards.paper)]["seeds"],
+            "llcfs_key": PAPERS[wildcards.paper]["llcfs"],
+            "metrics": EXPERIMENTS[main_experiment(wildcards.paper)]["metrics"],
+        },
     script:
         PAPER_SCRIPT
 
@@ -105,15 +57,17 @@ rule zeng2009_report:
         grids=lambda wildcards: expand(
             "results/{paper}/grid/{dataset}.tsv",
             paper=wildcards.paper,
-            dataset=zeng2009_all_datasets(wildcards.paper),
+            dataset=paper_datasets(wildcards.paper, "digits")
+            + paper_datasets(wildcards.paper, "genes"),
         ),
         sweeps=lambda wildcards: (
-            f"results/{zeng2009_experiment(wildcards.paper)}/tables/sweeps.tsv"
+            f"results/{main_experiment(wildcards.paper)}/tables/sweeps.tsv"
         ),
         rankings=lambda wildcards: sorted(
             {
-                rankings_output(zeng2009_experiment(wildcards.paper), ds, key)
-                for ds in zeng2009_all_datasets(wildcards.paper)
+                rankings_output(main_experiment(wildcards.paper), ds, key)
+                for ds in paper_datasets(wildcards.paper, "digits")
+                + paper_datasets(wildcards.paper, "genes")
                 for key in [
                     PAPERS[wildcards.paper]["llcfs"],
                     PAPERS[wildcards.paper]["qalpha"],
@@ -123,7 +77,7 @@ rule zeng2009_report:
         ),
         data=lambda wildcards: expand(
             "data/prepared/{dataset}.npz",
-            dataset=zeng2009_datasets(wildcards.paper, "digits"),
+            dataset=paper_datasets(wildcards.paper, "digits"),
         ),
     output:
         table2=report(
@@ -174,7 +128,55 @@ rule zeng2009_report:
     params:
         module="zeng2009",
         step="report",
-        settings=zeng2009_report_settings,
+        settings=lambda wildcards: {
+            # each run's own clustering of LLC-fs, Q-alpha and the variants, scored
+            "llcfs_sidecars": run_files(
+                main_experiment(wildcards.paper),
+                paper_datasets(wildcards.paper, "digits")
+                + paper_datasets(wildcards.paper, "genes"),
+                PAPERS[wildcards.paper]["llcfs"],
+                "json",
+            ),
+            "qalpha_sidecars": run_files(
+                main_experiment(wildcards.paper),
+                paper_datasets(wildcards.paper, "digits")
+                + paper_datasets(wildcards.paper, "genes"),
+                PAPERS[wildcards.paper]["qalpha"],
+                "json",
+            ),
+            "variant_sidecars": {
+                label: run_files(
+                    main_experiment(wildcards.paper),
+                    paper_datasets(wildcards.paper, "digits")
+                    + paper_datasets(wildcards.paper, "genes"),
+                    key,
+                    "json",
+                )
+                for key, label in PAPERS[wildcards.paper]["variants"].items()
+            },
+            # LLC-fs is fitted once for all runs: the first run's ranking holds tau
+            "tau_files": {
+                ds: ranking_file(
+                    main_experiment(wildcards.paper),
+                    ds,
+                    PAPERS[wildcards.paper]["llcfs"],
+                    EXPERIMENTS[main_experiment(wildcards.paper)]["seeds"][0],
+                    "tsv",
+                )
+                for ds in paper_datasets(wildcards.paper, "digits")
+                + paper_datasets(wildcards.paper, "genes")
+            },
+            "data_files": {
+                ds: f"data/prepared/{ds}.npz"
+                for ds in paper_datasets(wildcards.paper, "digits")
+            },
+            "digits": paper_datasets(wildcards.paper, "digits"),
+            "genes": paper_datasets(wildcards.paper, "genes"),
+            **{
+                key: PAPERS[wildcards.paper][key]
+                for key in ("candidates", "kmeans", "default", "top_pixels")
+            },
+        },
     script:
         PAPER_SCRIPT
 
@@ -188,6 +190,6 @@ for _paper in ZENG2009:
         f"results/{_paper}/paper/fig3_sensitivity.png",
     ]
     # the claims are the paper's comparison: appended to the experiment's paper_vs_ours.tsv
-    EXTRA_COMPARISONS.setdefault(zeng2009_experiment(_paper), []).append(
+    EXTRA_COMPARISONS.setdefault(main_experiment(_paper), []).append(
         f"results/{_paper}/paper/claims.tsv"
     )

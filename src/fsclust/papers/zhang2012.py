@@ -508,7 +508,7 @@ def borda_figure(data, out_path):
     return summary
 
 
-def figures34(inputs, outputs, *, datasets, seeds, frcm_files, clusterer,
+def figures34(inputs, outputs, *, datasets, seeds, frcm_rankings, frcm_arrays, clusterer,
               consensus_n_clusters=tuple(range(2, 11)), consensus_fraction=0.1,
               consensus_partitioners=("metis",)):
     """Figures 3 and 4 (gene sets) from FRCM's rankings and stored arrays of every trial.
@@ -524,9 +524,9 @@ def figures34(inputs, outputs, *, datasets, seeds, frcm_files, clusterer,
     datasets : list of str
     seeds : list of int
         One trial per seed.
-    frcm_files : dict
-        ``{dataset: {seed: {"ranking": TSV, "arrays": NPZ}}}``: FRCM's ranking and its
-        ``ensemble`` / ``consensus_matrix`` (:func:`fsclust.steps.read_artifact`).
+    frcm_rankings, frcm_arrays : dict
+        ``{dataset: {seed: path}}``: FRCM's ranking TSV and the NPZ of its ``ensemble`` and
+        ``consensus_matrix`` (:func:`fsclust.steps.read_artifact`) of every trial.
     clusterer : dict
         ``{key, method, params}`` of the evaluation clusterer.
     consensus_partitioners : list of str
@@ -538,12 +538,12 @@ def figures34(inputs, outputs, *, datasets, seeds, frcm_files, clusterer,
         for dataset, data_path in data_paths.items():
             ds = load_dataset(data_path)
             for seed in seeds:
-                files = frcm_files[dataset][seed]
-                ranking = _ranking(files["ranking"])
+                ranking = _ranking(frcm_rankings[dataset][seed])
+                arrays = frcm_arrays[dataset][seed]
                 fig3 += consensus_selection(
                     ds.X, ds.y, ds.n_classes, dataset, seed, ranking,
-                    read_artifact(files["arrays"], "ensemble"),
-                    read_artifact(files["arrays"], "consensus_matrix"), clusterer,
+                    read_artifact(arrays, "ensemble"),
+                    read_artifact(arrays, "consensus_matrix"), clusterer,
                     n_clusters_range=consensus_n_clusters, fraction=consensus_fraction,
                     partitioners=tuple(consensus_partitioners))
                 fig4 += borda_rows(ds.X, ds.y, dataset, seed, ranking)
