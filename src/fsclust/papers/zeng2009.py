@@ -27,10 +27,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from fsclust._io import write_table_atomic, write_text_atomic  # noqa: E402
 from fsclust.report.figures import save_figure  # noqa: E402
 from fsclust.report.paper import PAPER_VS_OURS_COLUMNS  # noqa: E402
-from fsclust.report.tables import to_markdown  # noqa: E402
+from fsclust.report.tables import write_tables  # noqa: E402
 
 log = logging.getLogger("fsclust")
 
@@ -128,7 +127,7 @@ def grid(inputs, outputs, *, dataset, grid, seeds, llcfs_key, metrics):
     ds = load_dataset(inputs["data"])
     runs = grid_runs(ds.X, ds.y, dataset=dataset, grid=grid, seeds=seeds, llcfs_key=llcfs_key,
                      metrics=metrics)
-    write_table_atomic(runs, outputs["runs"], float_format="%.10g")
+    write_tables(runs, outputs["runs"], float_format="%.10g")
 
 
 # --------------------------------------------------------------------------- collect
@@ -479,7 +478,7 @@ def report(inputs, outputs, *, llcfs_sidecars, qalpha_sidecars, tau_files, data_
     grids = [grids] if isinstance(grids, str) else list(grids)
     runs = pd.concat([pd.read_csv(p, sep="\t") for p in grids], ignore_index=True)
     summary = grid_summary(runs)
-    write_table_atomic(summary, outputs["grid"], float_format="%.6g")
+    write_tables(summary, outputs["grid"])
     sweeps = pd.read_csv(inputs["sweeps"], sep="\t")
     metric_names = [m for m in ("acc", "nmi", "ari") if m in runs.columns]
     llcfs_runs = _sidecar_runs(llcfs_sidecars, metric_names)
@@ -488,12 +487,11 @@ def report(inputs, outputs, *, llcfs_sidecars, qalpha_sidecars, tau_files, data_
                    default=default, candidates=candidates,
                    variants={label: _sidecar_runs(files, metric_names)
                              for label, files in (variant_sidecars or {}).items()})
-    write_table_atomic(table, outputs["table2"], float_format="%.6g")
-    write_text_atomic(outputs["table2_md"], to_markdown(
-        table, title="Zeng & Cheung 2009, Table 2: ACC (mean, sd over the runs)",
-        note="The paper's Table 2 numbers did not survive in its text (their claims are "
-             "checked in paper_vs_ours.tsv). LLC-bestk lambda: (k, lambda) chosen with the "
-             "labels.") + "\n")
+    write_tables(table, outputs["table2"], outputs["table2_md"],
+                 title="Zeng & Cheung 2009, Table 2: ACC (mean, sd over the runs)",
+                 note="The paper's Table 2 numbers did not survive in its text (their claims "
+                      "are checked in paper_vs_ours.tsv). LLC-bestk lambda: (k, lambda) chosen "
+                      "with the labels.")
     taus = {ds: _read_tau(path) for ds, path in tau_files.items()}
     images, covers = {}, {}
     for ds in digits:
@@ -509,9 +507,8 @@ def report(inputs, outputs, *, llcfs_sidecars, qalpha_sidecars, tau_files, data_
     plot_figure3(summary, digits, genes, default, outputs["fig3"], candidates)
     claims = claims_table(table, summary, taus, digits=digits, genes=genes, default=default,
                           candidates=candidates, covers=covers, top_pixels=top_pixels)
-    write_table_atomic(claims, outputs["claims"], float_format="%.6g")
     held = claims["note"].str.startswith("holds: yes")
-    write_text_atomic(outputs["claims_md"], to_markdown(
-        claims, title="Zeng & Cheung 2009: paper claims vs ours",
-        note=f"The paper's numbers are lost: each row is one of its claims checked on our "
-             f"numbers ({int(held.sum())} of {len(claims)} hold).") + "\n")
+    write_tables(claims, outputs["claims"], outputs["claims_md"],
+                 title="Zeng & Cheung 2009: paper claims vs ours",
+                 note=f"The paper's numbers are lost: each row is one of its claims checked on "
+                      f"our numbers ({int(held.sum())} of {len(claims)} hold).")

@@ -57,7 +57,6 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
-from fsclust._io import write_table_atomic, write_text_atomic  # noqa: E402
 from fsclust.consensus import (  # noqa: E402
     average_link_consensus,
     cspa_consensus,
@@ -72,7 +71,7 @@ from fsclust.rankers.frmv import correlation_ratio  # noqa: E402
 from fsclust.registry import make_clusterer  # noqa: E402
 from fsclust.report.figures import save_figure  # noqa: E402
 from fsclust.report.paper import paper_vs_ours, read_paper_results  # noqa: E402
-from fsclust.report.tables import to_markdown  # noqa: E402
+from fsclust.report.tables import write_tables  # noqa: E402
 from fsclust.seeds import derive_seed  # noqa: E402
 from fsclust.steps import read_artifact  # noqa: E402
 
@@ -357,25 +356,23 @@ def table2_figures12(inputs, outputs, *, datasets, methods, clusterer, metrics, 
         extra.append(laplacian_as_run_rows(trials, genes, clusterer, laplacian_as_run, metrics))
     trials = _order_trials(pd.concat([trials, *extra], ignore_index=True), methods)
     agg = table2_summary(trials, metrics)
-    write_table_atomic(trials, outputs["table2_trials"], float_format="%.10g")
-    write_table_atomic(agg, outputs["table2"], float_format="%.6g")
+    write_tables(trials, outputs["table2_trials"], float_format="%.10g")
     md = agg.copy()
     md["n_selected"] = [f"{a:.0f} ± {b:.0f}" if b > 0 else f"{a:.0f}"
                         for a, b in zip(md["n_selected_mean"], md["n_selected_sd"].fillna(0))]
     for m in metrics:
         md[m] = [f"{a:.3f} ± {b:.3f}" for a, b in zip(md[f"{m}_mean"], md[f"{m}_sd"])]
     md = md[["dataset", "method", "n_selected", *metrics, "n_trials"]]
-    write_text_atomic(outputs["table2_md"],
-                      to_markdown(md, title="Table 2 (ours)", note=TABLE2_NOTE) + "\n")
+    write_tables(agg, outputs["table2"], outputs["table2_md"], md_frame=md,
+                 title="Table 2 (ours)", note=TABLE2_NOTE)
 
     # compared as written (6 significant digits), as before the port: diff = shown ours - paper
     agg = pd.read_csv(outputs["table2"], sep="\t")
     table = table2_vs_paper(agg, read_paper_results(inputs["paper"]), metrics)
-    write_table_atomic(table, outputs["vs_paper"], float_format="%.6g")
-    write_text_atomic(outputs["vs_paper_md"], to_markdown(
-        table, title="Table 2: paper vs ours",
-        note="diff = ours - paper. n_features: the paper's subset size; ours in the "
-             "n_selected_features rows.") + "\n")
+    write_tables(table, outputs["vs_paper"], outputs["vs_paper_md"],
+                 title="Table 2: paper vs ours",
+                 note="diff = ours - paper. n_features: the paper's subset size; ours in the "
+                      "n_selected_features rows.")
 
     summary = pd.read_csv(inputs["summary"], sep="\t")
     sweep_figure(summary, [d for d in uci_datasets if d in datasets], metrics, outputs["fig1"],
@@ -517,7 +514,8 @@ def figures34(inputs, outputs, *, datasets, seeds, frcm_rankings, frcm_arrays, c
     ----------
     inputs : dict
         ``data``: the prepared ``.npz`` of each of ``datasets``, in that order; ``rankings``:
-        FRCM's rankings directories (the job outputs; the files read are ``frcm_files``).
+        FRCM's rankings directories (the job outputs; the files read are ``frcm_rankings`` and
+        ``frcm_arrays``).
     outputs : dict
         ``fig3`` (PNG), ``fig3_tsv`` (its summary), ``fig3_trials`` (one row per trial, k and
         method), ``fig4``, ``fig4_tsv``, ``fig4_trials``.
@@ -552,9 +550,9 @@ def figures34(inputs, outputs, *, datasets, seeds, frcm_rankings, frcm_arrays, c
                                        "mean_borda"])
     # the figures and their summaries are made from the per-trial tables as written (6
     # significant digits), as they were before the port
-    write_table_atomic(fig3, outputs["fig3_trials"], float_format="%.6g")
-    write_table_atomic(fig4, outputs["fig4_trials"], float_format="%.6g")
+    write_tables(fig3, outputs["fig3_trials"])
+    write_tables(fig4, outputs["fig4_trials"])
     summary = consensus_figure(pd.read_csv(outputs["fig3_trials"], sep="\t"), outputs["fig3"])
-    write_table_atomic(summary, outputs["fig3_tsv"], float_format="%.6g")
+    write_tables(summary, outputs["fig3_tsv"])
     summary = borda_figure(pd.read_csv(outputs["fig4_trials"], sep="\t"), outputs["fig4"])
-    write_table_atomic(summary, outputs["fig4_tsv"], float_format="%.6g")
+    write_tables(summary, outputs["fig4_tsv"])
