@@ -1,11 +1,14 @@
 # Zeng & Cheung 2009 (LLC-fs), paper blocks `zeng2009` (USPS, gene sets, 10 runs)
 # and `zeng2009-small` of config/experiments/zeng2009.yaml, module fsclust.papers.zeng2009.
 # The experiment (role `main`) ranks with LLC-fs (k = 30, lambda = 1) and Q-alpha, keeps their
-# own clusterings of each run in the rank sidecars and runs k-means on all features. These
-# rules add the (k, lambda) grids of LLC and LLC-fs (one job per dataset: the only computation
-# of the paper layer) and build Table 2, Figures 1-3 and the checked claims, appended to the
-# experiment's paper_vs_ours.tsv.
+# own clusterings of each run in the rank sidecars and runs k-means on all features; the grid
+# experiments (roles `grid_digits`, `grid_genes`) rank with LLC-fs at every (k, lambda). These
+# rules add LLC's grid at the same points (one job per dataset: LLC is a clusterer, not a
+# ranking, the only computation of the paper layer) and build Table 2, Figures 1-3 and the
+# checked claims, appended to the experiment's paper_vs_ours.tsv.
 ZENG2009 = papers_of("zeng2009")
+# the roles of the experiments of LLC-fs's grid points
+ZENG2009_GRIDS = ("grid_digits", "grid_genes")
 
 
 # tables and figures take seconds: on the submitting host (see experiments.smk)
@@ -13,7 +16,7 @@ localrules:
     zeng2009_report,
 
 
-# LLC and LLC-fs over the (k, lambda) grid of one dataset, 10 runs each (one fit per grid
+# LLC over the (k, lambda) points of the dataset's LLC-fs grid, 10 runs each (one fit per
 # point: only the final k-means differs between runs).
 rule zeng2009_grid:
     input:
@@ -37,15 +40,14 @@ rule zeng2009_grid:
         step="grid",
         settings=lambda wildcards: {
             "dataset": wildcards.dataset,
-            "grid": PAPERS[wildcards.paper]["grids"][
-                (
-                    "digits"
-                    if wildcards.dataset in PAPERS[wildcards.paper]["digits"]
-                    else "genes"
-                )
+            "points": [
+                {p: spec["params"][p] for p in ("n_neighbors", "lam")}
+                for role in ZENG2009_GRIDS
+                for experiment in [paper_experiment(wildcards.paper, role)]
+                if wildcards.dataset in exp_datasets(experiment)
+                for spec in EXPERIMENTS[experiment]["methods"].values()
             ],
             "seeds": EXPERIMENTS[main_experiment(wildcards.paper)]["seeds"],
-            "llcfs_key": PAPERS[wildcards.paper]["llcfs"],
             "metrics": EXPERIMENTS[main_experiment(wildcards.paper)]["metrics"],
         },
     script:
@@ -73,6 +75,15 @@ rule zeng2009_report:
                     PAPERS[wildcards.paper]["qalpha"],
                     *PAPERS[wildcards.paper]["variants"],
                 ]
+            }
+        ),
+        grid_rankings=lambda wildcards: sorted(
+            {
+                rankings_output(experiment, ds, key)
+                for role in ZENG2009_GRIDS
+                for experiment in [paper_experiment(wildcards.paper, role)]
+                for ds in exp_datasets(experiment)
+                for key in EXPERIMENTS[experiment]["methods"]
             }
         ),
         data=lambda wildcards: expand(
@@ -169,6 +180,26 @@ rule zeng2009_report:
             "data_files": {
                 ds: f"data/prepared/{ds}.npz"
                 for ds in paper_datasets(wildcards.paper, "digits")
+            },
+            # LLC-fs at every grid point: its tau and each run's sidecar
+            "llcfs_grid": {
+                ds: {
+                    key: {
+                        **{p: spec["params"][p] for p in ("n_neighbors", "lam")},
+                        "ranking": ranking_file(
+                            experiment,
+                            ds,
+                            key,
+                            EXPERIMENTS[experiment]["seeds"][0],
+                            "tsv",
+                        ),
+                        "sidecars": run_files(experiment, [ds], key, "json")[ds],
+                    }
+                    for key, spec in EXPERIMENTS[experiment]["methods"].items()
+                }
+                for role in ZENG2009_GRIDS
+                for experiment in [paper_experiment(wildcards.paper, role)]
+                for ds in exp_datasets(experiment)
             },
             "digits": paper_datasets(wildcards.paper, "digits"),
             "genes": paper_datasets(wildcards.paper, "genes"),
