@@ -89,15 +89,8 @@ rule zhang2012_table2_figures12:
             "uci_datasets": paper_datasets(wildcards.paper, "uci_datasets"),
             "gene_datasets": paper_datasets(wildcards.paper, "gene_datasets"),
             "pca_size_of": PAPERS[wildcards.paper]["pca_size_of"],
-            # the parameters of the experiment's Laplacian score that the block names under
-            # laplacian_as_run, for Table 2's paper-as-run rows; None: no such rows
-            "laplacian_as_run": (
-                EXPERIMENTS[main_experiment(wildcards.paper)]["methods"][
-                    PAPERS[wildcards.paper]["laplacian_as_run"]
-                ].get("params", {})
-                if PAPERS[wildcards.paper].get("laplacian_as_run")
-                else None
-            ),
+            # the method key of Table 2's paper-as-run rows; None: no such rows
+            "laplacian_as_run": PAPERS[wildcards.paper].get("laplacian_as_run"),
         },
     script:
         PAPER_SCRIPT

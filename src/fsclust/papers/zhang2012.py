@@ -4,15 +4,14 @@ The generic evaluate step does the ranking and the clustering: one trial per see
 method's ranking (FRMV on FRCM's ensemble of the same trial), the single-start k-means sweep
 (``init="random"``, ``n_init=1``: decision, the 40 trials average over initialisations; seed
 ``derive_seed(seed, dataset, clusterer)``) and, for every method and trial, the k-means of its
-informative subset (score > mean + sd; the sweep rows marked ``selected_by = mean_plus_std``).
-This module tabulates and plots what it wrote, from the paths the rules give it (``step(inputs,
-outputs, **settings)``, called by ``scripts/paper.py``). It never refits a ranker; two small
-computations stay here:
+informative subset (score > mean + sd; the sweep rows marked ``selected_by = mean_plus_std``),
+the paper-as-run Laplacian subset included (method ``laplacian-as-run``, the paper's probable
+error, below). This module tabulates and plots what it wrote, from the paths the rules give it
+(``step(inputs, outputs, **settings)``, called by ``scripts/paper.py``). It never refits a
+ranker; two small computations stay here:
 
 * Table 2's PCA row (a projection at FRCM's subset size of the trial, then the same
   single-start k-means: no ranking, so not a sweep point), in :func:`table2_figures12`;
-* Table 2's extra "Laplacian, paper as run" rows (:func:`laplacian_as_run_rows`, the paper's
-  probable error, below);
 * Figure 3's consensus partitions of FRCM's stored ensemble and consensus matrix and the
   k-means of the features most correlated with them, in :func:`figures34`.
 
@@ -66,7 +65,6 @@ from fsclust.datasets import load_dataset  # noqa: E402
 from fsclust.metrics import evaluate  # noqa: E402
 from fsclust.projection import pca_projection  # noqa: E402
 from fsclust.ranking import read_ranking  # noqa: E402
-from fsclust.rankers.base import constant_features, mean_plus_std_rule  # noqa: E402
 from fsclust.rankers.frmv import correlation_ratio  # noqa: E402
 from fsclust.registry import make_clusterer  # noqa: E402
 from fsclust.report.figures import save_figure  # noqa: E402
@@ -173,35 +171,19 @@ def pca_rows(trials, data_paths, clusterer, size_of="frcm", metrics=("nmi", "ari
     return pd.DataFrame(rows, columns=["dataset", "method", "seed", "n_selected", *metrics])
 
 
-def laplacian_as_run_rows(trials, data_paths, clusterer, params, metrics=("nmi", "ari")):
+def laplacian_as_run_rows(sweeps, key, datasets, clusterer="kmeans", metrics=("nmi", "ari")):
     """Table 2's "Laplacian, paper as run" rows: the paper's probable error, for comparison.
 
-    The Laplacian score with ``params`` (the experiment's, the cosine 5-NN graph of Cai's
-    usage example) and the UFF rule applied to it as a larger-is-better score: the genes whose
-    score is above mean + sd (ddof 1), the *largest* Laplacian scores, the worst genes by He
-    et al.'s definition. The subset makes no random choice; each trial of ``trials`` (its
-    dataset and seed) clusters it with the evaluation clusterer and the sweep's seed, in the
-    order of decreasing score. No row for a dataset whose subset is empty."""
-    from fsclust.rankers.laplacian import LaplacianScore
-
-    rows = []
-    with threadpool_limits(limits=1):
-        for dataset, data_path in data_paths.items():
-            seeds = sorted(set(trials.loc[trials["dataset"] == dataset, "seed"]))
-            if not seeds:
-                continue
-            ds = load_dataset(data_path)
-            scores = LaplacianScore(**(params or {})).fit(ds.X).scores_
-            keep = mean_plus_std_rule(scores, True, constant_features(ds.X))
-            columns = np.flatnonzero(keep)[np.argsort(-scores[keep], kind="stable")]
-            if columns.size == 0:
-                continue
-            for seed in seeds:
-                labels = _kmeans_labels(ds.X[:, columns], clusterer, ds.n_classes, int(seed),
-                                        dataset)
-                rows.append({"dataset": dataset, "method": AS_RUN, "seed": int(seed),
-                             "n_selected": int(columns.size), **evaluate(ds.y, labels, metrics)})
-    return pd.DataFrame(rows, columns=["dataset", "method", "seed", "n_selected", *metrics])
+    The informative subset of method ``key``: the Laplacian score ranked largest first
+    (:class:`~fsclust.rankers.laplacian.LaplacianScoreLargestFirst`, the experiment's graph),
+    so that the UFF rule keeps the genes whose score is above mean + sd (ddof 1), the
+    *largest* Laplacian scores, the worst genes by He et al.'s definition. The generic evaluate
+    step clustered it in every trial (its sweep rows marked ``mean_plus_std``); the rows of
+    ``datasets`` are read here, as method :data:`AS_RUN`. No row for a trial whose subset is
+    empty (nothing clustered)."""
+    ran = sweeps[(sweeps["method"] == key) & sweeps["dataset"].isin(datasets)]
+    rows = informative_rows(ran, [key], clusterer, metrics)
+    return rows[rows["n_selected"] > 0].assign(method=AS_RUN).reset_index(drop=True)
 
 
 def table2_summary(trials, metrics=("nmi", "ari")):
@@ -338,23 +320,24 @@ def table2_figures12(inputs, outputs, *, datasets, methods, clusterer, metrics, 
         The panels of Figures 1 and 2.
     pca_size_of : str
         The method whose informative-subset size of a trial sets PCA's number of axes.
-    laplacian_as_run : dict or None
-        Parameters of the Laplacian score of the paper-as-run rows
-        (:func:`laplacian_as_run_rows`, on ``gene_datasets``); None: no such rows.
+    laplacian_as_run : str or None
+        The method key of the paper-as-run rows (:func:`laplacian_as_run_rows`, on
+        ``gene_datasets``); None: no such rows.
 
-    Table 2's rows of the four methods are read from the sweep TSVs (rows marked
-    ``mean_plus_std``); only the PCA rows are computed here (:func:`pca_rows`).
+    Table 2's rows of the methods and the paper-as-run rows are read from the sweep TSVs
+    (rows marked ``mean_plus_std``); only the PCA rows are computed here (:func:`pca_rows`).
     """
     sweeps = pd.concat([pd.read_csv(p, sep="\t") for p in _as_list(inputs["sweeps"])],
                        ignore_index=True)
-    trials = informative_rows(sweeps, methods, clusterer["key"], metrics)
+    table_methods = [key for key in methods if key != laplacian_as_run]
+    trials = informative_rows(sweeps, table_methods, clusterer["key"], metrics)
     data_paths = dict(zip(datasets, _as_list(inputs["data"])))
     pca = pca_rows(trials, data_paths, clusterer, pca_size_of, metrics)
     extra = [pca]
     if laplacian_as_run is not None:
-        genes = {d: p for d, p in data_paths.items() if d in gene_datasets}
-        extra.append(laplacian_as_run_rows(trials, genes, clusterer, laplacian_as_run, metrics))
-    trials = _order_trials(pd.concat([trials, *extra], ignore_index=True), methods)
+        extra.append(laplacian_as_run_rows(sweeps, laplacian_as_run, gene_datasets,
+                                           clusterer["key"], metrics))
+    trials = _order_trials(pd.concat([trials, *extra], ignore_index=True), table_methods)
     agg = table2_summary(trials, metrics)
     write_tables(trials, outputs["table2_trials"], float_format="%.10g")
     md = agg.copy()
