@@ -1,6 +1,7 @@
-"""Zeng & Cheung 2009 on the paper layer: the (k, lambda) grid agrees run for run with the
-experiment's LLC-fs, Table 2 picks LLC's best grid point and says it was chosen with the labels,
-the claims are judged on the numbers, and the paper block's schema."""
+"""Zeng & Cheung 2009 on the paper layer: LLC-fs's (k, lambda) grid, ranked by the generic
+evaluate step from a method spec with a `grid:`, agrees run for run with the experiment's LLC-fs;
+Table 2 picks LLC's best grid point and says it was chosen with the labels, the claims are
+judged on the numbers, and the paper block's schema."""
 
 from pathlib import Path
 
@@ -9,6 +10,9 @@ import pandas as pd
 import pytest
 import yaml
 
+from fsclust import steps
+from fsclust.datasets.store import Dataset, save_dataset
+from fsclust.grids import expand_grids
 from fsclust.metrics import evaluate
 from fsclust.papers import zeng2009
 from fsclust.rankers.llcfs import LLCFS
@@ -28,26 +32,51 @@ def _two_informative(n=80, d=8, seed=0):
     return (X - X.mean(0)) / X.std(0), y
 
 
+SEEDS = [0, 1, 2]
+#: LLC-fs's grid as the grid experiments declare it
+LLCFS_GRID = {"llcfs": {"method": "llcfs", "seed_key": "llcfs",
+                        "name": "llcfs-k{n_neighbors}-lam{lam}",
+                        "grid": {"n_neighbors": [10, 20], "lam": [0.5, 1.0]}}}
+
+
 @pytest.fixture(scope="module")
-def runs():
+def runs(tmp_path_factory):
+    """LLC's grid (the paper step) and LLC-fs's (the evaluate step on the expanded grid, no
+    clusterer: rankings and each run's own clustering), as the report combines them."""
     X, y = _two_informative()
-    grid = {"n_neighbors": [10, 20, 200], "lam": [0.5, 1.0]}
-    return X, y, zeng2009.grid_runs(X, y, dataset="toy", grid=grid, seeds=[0, 1, 2],
-                                    llcfs_key="llcfs", metrics=["acc", "nmi"])
+    root = tmp_path_factory.mktemp("zeng2009")
+    data = root / "toy.npz"
+    save_dataset(Dataset(X=X, y=y, feature_names=[f"f{j}" for j in range(X.shape[1])],
+                         sample_names=[f"s{i}" for i in range(len(y))]), data)
+    methods = expand_grids(LLCFS_GRID)
+    steps.evaluate(data, root / "sweep.tsv", dataset="toy", methods=methods,
+                   rankings_dir=root / "rankings", seeds=SEEDS, clusterers={},
+                   grid_spec="all", metrics=["acc", "nmi"], nested=True)
+    llcfs = zeng2009.llcfs_grid_runs({"toy": {key: {
+        **spec["params"], "ranking": root / "rankings" / key / "seed0.tsv",
+        "sidecars": {seed: root / "rankings" / key / f"seed{seed}.json" for seed in SEEDS}}
+        for key, spec in methods.items()}}, ["acc", "nmi"])
+    points = [{"n_neighbors": k, "lam": lam} for k in (10, 20, 200) for lam in (0.5, 1.0)]
+    llc = zeng2009.llc_grid_runs(X, y, dataset="toy", points=points, seeds=SEEDS,
+                                 metrics=["acc", "nmi"])
+    return X, y, zeng2009.grid_runs(llc, llcfs, ["toy"])
 
 
 def test_grid_has_every_point_run_and_method_and_leaves_out_an_impossible_k(runs):
     _, _, table = runs
-    # k = 200 >= n is left out; 2 k x 2 lambda x 2 methods x 3 runs
+    # LLC's k = 200 >= n is left out; 2 k x 2 lambda x 2 methods x 3 runs
     assert len(table) == 2 * 2 * 2 * 3
     assert set(table["n_neighbors"]) == {10, 20}
     assert set(table["method"]) == {"llc", "llcfs"}
     assert table[["acc", "nmi"]].apply(lambda c: c.between(0, 1)).all().all()
+    # the grid table's order: per point (increasing k, then lambda) LLC then LLC-fs, each run
+    keys = list(zip(table["n_neighbors"], table["lam"], table["method"], table["seed"]))
+    assert keys == sorted(keys)
 
 
 def test_grid_llcfs_is_the_experiments_llcfs_run_for_run(runs):
-    """The grid draws each run's k-means from the stream of the experiment's LLC-fs method, so
-    its point at the experiment's (k, lambda) repeats the experiment's runs."""
+    """The grid's points draw each run's k-means from the stream of the experiment's LLC-fs
+    method (seed_key), so its point at the experiment's (k, lambda) repeats its runs."""
     X, y, table = runs
     for seed in (0, 1, 2):
         direct = LLCFS(n_clusters=2, n_neighbors=20, lam=1.0,
@@ -57,6 +86,7 @@ def test_grid_llcfs_is_the_experiments_llcfs_run_for_run(runs):
         assert evaluate(y, direct.labels_, ["acc", "nmi"]) == {"acc": row["acc"],
                                                                 "nmi": row["nmi"]}
         assert row["n_iter"] == direct.n_iter_
+        assert row["trace"] == direct.objective_history_[-1]
 
 
 def test_grid_summary_and_table2_pick_llcs_best_point_and_mark_it(runs):
@@ -157,9 +187,14 @@ def test_schema_accepts_the_config_blocks_and_rejects_a_wrong_key():
         "n_neighbors": 30, "lam": 1.0}
     with pytest.raises(Exception, match="top_pixel"):
         _schema_validate(dict(paper, top_pixel=15))
-    with pytest.raises(Exception):
-        _schema_validate(dict(paper, grids={"digits": {"n_neighbors": [30], "lam": [0]},
-                                            "genes": paper["grids"]["genes"]}))
+    # LLC-fs's grids are the grid experiments' (one declaration; LLC's grid takes their points)
+    with pytest.raises(Exception, match="grids"):
+        _schema_validate(dict(paper, grids={"digits": {"n_neighbors": [30], "lam": [1.0]}}))
+    for role in ("grid_digits", "grid_genes"):
+        (spec,) = config["experiments"][paper["experiments"][role]]["methods"].values()
+        assert spec["method"] == "llcfs" and spec["seed_key"] == paper["llcfs"]
+        assert (paper["default"]["n_neighbors"] in spec["grid"]["n_neighbors"]
+                and paper["default"]["lam"] in spec["grid"]["lam"])
 
 
 @pytest.mark.workflow
@@ -199,15 +234,13 @@ def test_paper_target_runs_end_to_end_and_its_grid_repeats_the_experiments_runs(
     claims = pd.read_csv(paper / "claims.tsv", sep="\t")
     combined = pd.read_csv(work / "results/zeng2009-small/paper_vs_ours.tsv", sep="\t")
     assert len(claims) > 0 and combined["note"].tolist()[-len(claims):] == claims["note"].tolist()
-    grid_runs = pd.read_csv(paper.parent / "grid" / "colon-alon.tsv", sep="\t")
-    at_default = grid_runs[(grid_runs["method"] == "llcfs") & (grid_runs["n_neighbors"] == 30)
-                           & (grid_runs["lam"] == 1.0)]
     for seed in (0, 1, 2):
-        info = json.loads((work / "results/zeng2009-small/rankings/colon-alon/llcfs"
-                           / f"seed{seed}.json").read_text())
-        row = at_default[at_default["seed"] == seed].iloc[0]
-        assert info["labels_metrics"]["acc"] == pytest.approx(row["acc"], abs=1e-9)
-        assert info["n_iter"] == row["n_iter"]
+        main, grid = (json.loads((work / f"results/{experiment}/rankings/colon-alon/{key}"
+                                  / f"seed{seed}.json").read_text())
+                      for experiment, key in (("zeng2009-small", "llcfs"),
+                                              ("zeng2009-small-grid-genes", "llcfs-k30-lam1.0")))
+        assert grid["labels_metrics"] == main["labels_metrics"]
+        assert grid["n_iter"] == main["n_iter"]
 
 
 def test_usps_0v8_llcfs_at_k30_stops_on_a_graph_split_off_a_few_samples():

@@ -229,16 +229,16 @@ def test_figure3_reads_the_stored_consensus_matrix_and_ensemble(run, tmp_path):
 
 def test_figures34_step_runs_on_the_stored_arrays(run, tmp_path):
     datasets = list(run["data"])
-    files = {ds: {seed: {"ranking": str(Path(run["rankings"][ds, "frcm"]) / f"seed{seed}.tsv"),
-                         "arrays": str(Path(run["rankings"][ds, "frcm"]) / f"seed{seed}.npz")}
-                  for seed in SEEDS} for ds in datasets}
+    files = {ext: {ds: {seed: str(Path(run["rankings"][ds, "frcm"]) / f"seed{seed}.{ext}")
+                        for seed in SEEDS} for ds in datasets} for ext in ("tsv", "npz")}
     outputs = {k: str(tmp_path / f"{k}.{ext}") for k, ext in (
         ("fig3", "png"), ("fig3_tsv", "tsv"), ("fig3_trials", "tsv"), ("fig4", "png"),
         ("fig4_tsv", "tsv"), ("fig4_trials", "tsv"))}
     zhang2012.figures34(
         {"data": [str(run["data"][d]) for d in datasets],
          "rankings": [str(run["rankings"][d, "frcm"]) for d in datasets]},
-        outputs, datasets=datasets, seeds=SEEDS, frcm_files=files, clusterer=CLUSTERER,
+        outputs, datasets=datasets, seeds=SEEDS, frcm_rankings=files["tsv"],
+        frcm_arrays=files["npz"], clusterer=CLUSTERER,
         consensus_n_clusters=[2, 3], consensus_fraction=0.1)
     fig3 = pd.read_csv(outputs["fig3_tsv"], sep="\t")
     assert set(fig3["method"]) == {"FRCM", "CSPA", "HBGF", "AL"}

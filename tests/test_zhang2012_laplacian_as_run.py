@@ -1,7 +1,8 @@
 """Zhang et al. 2012, Table 2's Laplacian row: the paper kept the genes whose Laplacian score is
 *above* mean + sd (the worst genes; its probable error), on the cosine 5-NN graph of Cai's
 LaplacianScore.m usage example. These tests demonstrate it on the de Souto sets (offline
-mirror) and check the paper step's extra "paper as run" rows."""
+mirror) and check the extra "paper as run" rows, clustered by the generic evaluate step from
+the largest-first Laplacian ranker."""
 
 from pathlib import Path
 
@@ -9,11 +10,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fsclust import steps
 from fsclust.cluster import KMeans
 from fsclust.datasets import Dataset, get_entry, load_catalog, prepare, save_dataset
 from fsclust.metrics import evaluate
 from fsclust.papers import zhang2012
-from fsclust.rankers import LaplacianScore
+from fsclust.rankers import LaplacianScore, LaplacianScoreLargestFirst
 from fsclust.rankers.base import constant_features, mean_plus_std_rule
 from fsclust.report.paper import read_paper_results
 from fsclust.seeds import derive_seed
@@ -86,11 +88,16 @@ def test_paper_as_run_subsets_give_the_paper_nmi_and_the_correct_ones_do_not(gen
             assert nmi["correct"] - value > 0.15, (ds, nmi)
 
 
-def _tiny(path, seed=0):
+def _tiny_X(seed=0):
     rng = np.random.RandomState(seed)
     y = np.repeat(np.arange(3), 12)
     X = rng.normal(size=(36, 120))
     X[:, :5] += 3.0 * np.eye(3)[y] @ rng.normal(size=(3, 5))
+    return X, y
+
+
+def _tiny(path, seed=0):
+    X, y = _tiny_X(seed)
     ds = Dataset(X=X, y=y, feature_names=[f"g{j}" for j in range(120)],
                  sample_names=[f"s{i}" for i in range(36)], class_names=["a", "b", "c"],
                  provenance={"id": "tiny"})
@@ -98,25 +105,41 @@ def _tiny(path, seed=0):
     return ds
 
 
+def test_largest_first_ranker_has_the_laplacian_scores_in_the_other_order():
+    X, _ = _tiny_X()
+    ours = LaplacianScoreLargestFirst(**AS_RUN).fit(X)
+    he = LaplacianScore(**AS_RUN).fit(X)
+    np.testing.assert_array_equal(ours.scores_, he.scores_)
+    assert np.all(np.diff(ours.scores_[ours.feature_order_]) <= 0)
+
+
 def test_as_run_rows_keep_the_largest_scores_and_cluster_each_trial(tmp_path):
+    """The generic evaluate step clusters the informative subset of the largest-first ranker:
+    the genes whose Laplacian score is above mean + sd, the worst ones."""
     ds = _tiny(tmp_path / "tiny.npz")
     clusterer = {"key": "kmeans", "method": "kmeans",
                  "params": {"init": "random", "n_init": 1, "online_phase": True}}
-    trials = pd.DataFrame({"dataset": ["tiny"] * 3, "method": ["uff"] * 3, "seed": [0, 1, 2]})
-    rows = zhang2012.laplacian_as_run_rows(trials, {"tiny": tmp_path / "tiny.npz"}, clusterer,
-                                           AS_RUN)
+    method = {"method": "laplacian_largest_first", "params": AS_RUN,
+              "sweep": {"n_features": [{"informative": "mean_plus_std"}]}}
+    steps.evaluate(tmp_path / "tiny.npz", tmp_path / "sweep.tsv", dataset="tiny",
+                   methods={"as-run": method}, rankings_dir=tmp_path / "rankings",
+                   seeds=[0, 1, 2], clusterers={"kmeans": clusterer}, grid_spec="all",
+                   metrics=["nmi", "ari"])
+    sweeps = pd.read_csv(tmp_path / "sweep.tsv", sep="\t")
+    rows = zhang2012.laplacian_as_run_rows(sweeps, "as-run", ["tiny"])
     scores = LaplacianScore(**AS_RUN).fit(ds.X).scores_
     keep = scores > scores.mean() + scores.std(ddof=1)
     assert list(rows["seed"]) == [0, 1, 2] and set(rows["method"]) == {zhang2012.AS_RUN}
     assert (rows["n_selected"] == keep.sum()).all() and keep.sum() > 0
     # the kept genes are the worst: every kept score above every other
     assert scores[keep].min() > scores[~keep].max()
-    columns = np.flatnonzero(keep)[np.argsort(-scores[keep], kind="stable")]
     for r in rows.itertuples():
         labels = KMeans(3, init="random", n_init=1, online_phase=True,
                         random_state=derive_seed(r.seed, "tiny", "kmeans")).fit_predict(
-                            ds.X[:, columns])
+                            ds.X[:, keep])
         assert r.nmi == pytest.approx(evaluate(ds.y, labels, ("nmi",))["nmi"])
+    # a dataset not asked for gives no row
+    assert zhang2012.laplacian_as_run_rows(sweeps, "as-run", ["other"]).empty
 
 
 def test_as_run_rows_are_variant_rows_beside_the_laplacian_rows():

@@ -28,6 +28,8 @@ class Entry(NamedTuple):
 RANKERS = {
     "variance": Entry("fsclust.rankers.variance:VarianceScore"),
     "laplacian": Entry("fsclust.rankers.laplacian:LaplacianScore"),
+    # Zhang et al. 2012 as run (its probable error): the same scores, the largest first
+    "laplacian_largest_first": Entry("fsclust.rankers.laplacian:LaplacianScoreLargestFirst"),
     "frcm": Entry("fsclust.rankers.frcm:FRCM", test_params={"n_partitions": 5}),
     "uff": Entry("fsclust.rankers.uff:UFF"),
     "frmv": Entry("fsclust.rankers.frmv:FRMV", test_params={"n_partitions": 5}),

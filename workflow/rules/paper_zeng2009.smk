@@ -1,11 +1,14 @@
 # Zeng & Cheung 2009 (LLC-fs), paper blocks `zeng2009` (USPS, gene sets, 10 runs)
 # and `zeng2009-small` of config/experiments/zeng2009.yaml, module fsclust.papers.zeng2009.
 # The experiment (role `main`) ranks with LLC-fs (k = 30, lambda = 1) and Q-alpha, keeps their
-# own clusterings of each run in the rank sidecars and runs k-means on all features. These
-# rules add the (k, lambda) grids of LLC and LLC-fs (one job per dataset: the only computation
-# of the paper layer) and build Table 2, Figures 1-3 and the checked claims, appended to the
-# experiment's paper_vs_ours.tsv.
+# own clusterings of each run in the rank sidecars and runs k-means on all features; the grid
+# experiments (roles `grid_digits`, `grid_genes`) rank with LLC-fs at every (k, lambda). These
+# rules add LLC's grid at the same points (one job per dataset: LLC is a clusterer, not a
+# ranking, the only computation of the paper layer) and build Table 2, Figures 1-3 and the
+# checked claims, appended to the experiment's paper_vs_ours.tsv.
 ZENG2009 = papers_of("zeng2009")
+# the roles of the experiments of LLC-fs's grid points
+ZENG2009_GRIDS = ("grid_digits", "grid_genes")
 
 
 # tables and figures take seconds: on the submitting host (see experiments.smk)
@@ -13,67 +16,7 @@ localrules:
     zeng2009_report,
 
 
-# (lambdas, not functions: the linter wants functions in common.smk, which is shared)
-zeng2009_experiment = lambda paper: paper_experiment(paper, "main")
-# a dataset list of the paper block, restricted to those the experiment could get
-zeng2009_datasets = lambda paper, key: [
-    ds for ds in PAPERS[paper][key] if ds in exp_datasets(zeng2009_experiment(paper))
-]
-zeng2009_all_datasets = lambda paper: zeng2009_datasets(
-    paper, "digits"
-) + zeng2009_datasets(paper, "genes")
-zeng2009_grid_settings = lambda wildcards: {
-    "dataset": wildcards.dataset,
-    "grid": PAPERS[wildcards.paper]["grids"][
-        "digits" if wildcards.dataset in PAPERS[wildcards.paper]["digits"] else "genes"
-    ],
-    "seeds": EXPERIMENTS[zeng2009_experiment(wildcards.paper)]["seeds"],
-    "llcfs_key": PAPERS[wildcards.paper]["llcfs"],
-    "metrics": EXPERIMENTS[zeng2009_experiment(wildcards.paper)]["metrics"],
-}
-zeng2009_sidecars = lambda paper, key: {
-    ds: {
-        seed: ranking_file(zeng2009_experiment(paper), ds, key, seed, "json")
-        for seed in EXPERIMENTS[zeng2009_experiment(paper)]["seeds"]
-    }
-    for ds in zeng2009_all_datasets(paper)
-}
-zeng2009_report_settings = lambda wildcards: {
-    "llcfs_sidecars": zeng2009_sidecars(
-        wildcards.paper, PAPERS[wildcards.paper]["llcfs"]
-    ),
-    "qalpha_sidecars": zeng2009_sidecars(
-        wildcards.paper, PAPERS[wildcards.paper]["qalpha"]
-    ),
-    "variant_sidecars": {
-        label: zeng2009_sidecars(wildcards.paper, key)
-        for key, label in PAPERS[wildcards.paper]["variants"].items()
-    },
-    # LLC-fs is fitted once for all runs: the first run's ranking holds tau
-    "tau_files": {
-        ds: ranking_file(
-            zeng2009_experiment(wildcards.paper),
-            ds,
-            PAPERS[wildcards.paper]["llcfs"],
-            EXPERIMENTS[zeng2009_experiment(wildcards.paper)]["seeds"][0],
-            "tsv",
-        )
-        for ds in zeng2009_all_datasets(wildcards.paper)
-    },
-    "data_files": {
-        ds: f"data/prepared/{ds}.npz"
-        for ds in zeng2009_datasets(wildcards.paper, "digits")
-    },
-    "digits": zeng2009_datasets(wildcards.paper, "digits"),
-    "genes": zeng2009_datasets(wildcards.paper, "genes"),
-    "candidates": PAPERS[wildcards.paper]["candidates"],
-    "kmeans": PAPERS[wildcards.paper]["kmeans"],
-    "default": PAPERS[wildcards.paper]["default"],
-    "top_pixels": PAPERS[wildcards.paper]["top_pixels"],
-}
-
-
-# LLC and LLC-fs over the (k, lambda) grid of one dataset, 10 runs each (one fit per grid
+# LLC over the (k, lambda) points of the dataset's LLC-fs grid, 10 runs each (one fit per
 # point: only the final k-means differs between runs).
 rule zeng2009_grid:
     input:
@@ -95,7 +38,18 @@ rule zeng2009_grid:
     params:
         module="zeng2009",
         step="grid",
-        settings=zeng2009_grid_settings,
+        settings=lambda wildcards: {
+            "dataset": wildcards.dataset,
+            "points": [
+                {p: spec["params"][p] for p in ("n_neighbors", "lam")}
+                for role in ZENG2009_GRIDS
+                for experiment in [paper_experiment(wildcards.paper, role)]
+                if wildcards.dataset in exp_datasets(experiment)
+                for spec in EXPERIMENTS[experiment]["methods"].values()
+            ],
+            "seeds": EXPERIMENTS[main_experiment(wildcards.paper)]["seeds"],
+            "metrics": EXPERIMENTS[main_experiment(wildcards.paper)]["metrics"],
+        },
     script:
         PAPER_SCRIPT
 
@@ -105,15 +59,17 @@ rule zeng2009_report:
         grids=lambda wildcards: expand(
             "results/{paper}/grid/{dataset}.tsv",
             paper=wildcards.paper,
-            dataset=zeng2009_all_datasets(wildcards.paper),
+            dataset=paper_datasets(wildcards.paper, "digits")
+            + paper_datasets(wildcards.paper, "genes"),
         ),
         sweeps=lambda wildcards: (
-            f"results/{zeng2009_experiment(wildcards.paper)}/tables/sweeps.tsv"
+            f"results/{main_experiment(wildcards.paper)}/tables/sweeps.tsv"
         ),
         rankings=lambda wildcards: sorted(
             {
-                rankings_output(zeng2009_experiment(wildcards.paper), ds, key)
-                for ds in zeng2009_all_datasets(wildcards.paper)
+                rankings_output(main_experiment(wildcards.paper), ds, key)
+                for ds in paper_datasets(wildcards.paper, "digits")
+                + paper_datasets(wildcards.paper, "genes")
                 for key in [
                     PAPERS[wildcards.paper]["llcfs"],
                     PAPERS[wildcards.paper]["qalpha"],
@@ -121,9 +77,18 @@ rule zeng2009_report:
                 ]
             }
         ),
+        grid_rankings=lambda wildcards: sorted(
+            {
+                rankings_output(experiment, ds, key)
+                for role in ZENG2009_GRIDS
+                for experiment in [paper_experiment(wildcards.paper, role)]
+                for ds in exp_datasets(experiment)
+                for key in EXPERIMENTS[experiment]["methods"]
+            }
+        ),
         data=lambda wildcards: expand(
             "data/prepared/{dataset}.npz",
-            dataset=zeng2009_datasets(wildcards.paper, "digits"),
+            dataset=paper_datasets(wildcards.paper, "digits"),
         ),
     output:
         table2=report(
@@ -174,7 +139,75 @@ rule zeng2009_report:
     params:
         module="zeng2009",
         step="report",
-        settings=zeng2009_report_settings,
+        settings=lambda wildcards: {
+            # each run's own clustering of LLC-fs, Q-alpha and the variants, scored
+            "llcfs_sidecars": run_files(
+                main_experiment(wildcards.paper),
+                paper_datasets(wildcards.paper, "digits")
+                + paper_datasets(wildcards.paper, "genes"),
+                PAPERS[wildcards.paper]["llcfs"],
+                "json",
+            ),
+            "qalpha_sidecars": run_files(
+                main_experiment(wildcards.paper),
+                paper_datasets(wildcards.paper, "digits")
+                + paper_datasets(wildcards.paper, "genes"),
+                PAPERS[wildcards.paper]["qalpha"],
+                "json",
+            ),
+            "variant_sidecars": {
+                label: run_files(
+                    main_experiment(wildcards.paper),
+                    paper_datasets(wildcards.paper, "digits")
+                    + paper_datasets(wildcards.paper, "genes"),
+                    key,
+                    "json",
+                )
+                for key, label in PAPERS[wildcards.paper]["variants"].items()
+            },
+            # LLC-fs is fitted once for all runs: the first run's ranking holds tau
+            "tau_files": {
+                ds: ranking_file(
+                    main_experiment(wildcards.paper),
+                    ds,
+                    PAPERS[wildcards.paper]["llcfs"],
+                    EXPERIMENTS[main_experiment(wildcards.paper)]["seeds"][0],
+                    "tsv",
+                )
+                for ds in paper_datasets(wildcards.paper, "digits")
+                + paper_datasets(wildcards.paper, "genes")
+            },
+            "data_files": {
+                ds: f"data/prepared/{ds}.npz"
+                for ds in paper_datasets(wildcards.paper, "digits")
+            },
+            # LLC-fs at every grid point: its tau and each run's sidecar
+            "llcfs_grid": {
+                ds: {
+                    key: {
+                        **{p: spec["params"][p] for p in ("n_neighbors", "lam")},
+                        "ranking": ranking_file(
+                            experiment,
+                            ds,
+                            key,
+                            EXPERIMENTS[experiment]["seeds"][0],
+                            "tsv",
+                        ),
+                        "sidecars": run_files(experiment, [ds], key, "json")[ds],
+                    }
+                    for key, spec in EXPERIMENTS[experiment]["methods"].items()
+                }
+                for role in ZENG2009_GRIDS
+                for experiment in [paper_experiment(wildcards.paper, role)]
+                for ds in exp_datasets(experiment)
+            },
+            "digits": paper_datasets(wildcards.paper, "digits"),
+            "genes": paper_datasets(wildcards.paper, "genes"),
+            **{
+                key: PAPERS[wildcards.paper][key]
+                for key in ("candidates", "kmeans", "default", "top_pixels")
+            },
+        },
     script:
         PAPER_SCRIPT
 
@@ -188,6 +221,6 @@ for _paper in ZENG2009:
         f"results/{_paper}/paper/fig3_sensitivity.png",
     ]
     # the claims are the paper's comparison: appended to the experiment's paper_vs_ours.tsv
-    EXTRA_COMPARISONS.setdefault(zeng2009_experiment(_paper), []).append(
+    EXTRA_COMPARISONS.setdefault(main_experiment(_paper), []).append(
         f"results/{_paper}/paper/claims.tsv"
     )

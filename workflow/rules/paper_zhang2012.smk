@@ -19,82 +19,18 @@ localrules:
 # the method key of FRCM in the experiment (Figures 3-4 read its rankings and arrays)
 ZHANG2012_FRCM = "frcm"
 
-# (lambdas, not functions: the linter wants functions in common.smk, which is shared)
-# the paper's main experiment
-zhang2012_experiment = lambda paper: paper_experiment(paper, "main")
-# a dataset list of the paper block, restricted to those the experiment could get
-zhang2012_datasets = lambda paper, key: [
-    ds for ds in PAPERS[paper][key] if ds in exp_datasets(zhang2012_experiment(paper))
-]
-# the evaluation clusterer {key, method, params} (the experiment's first, k-means)
-zhang2012_clusterer = lambda experiment: {
-    "key": next(iter(EXPERIMENTS[experiment]["clusterers"])),
-    **next(iter(EXPERIMENTS[experiment]["clusterers"].values())),
-}
-# the parameters of the experiment's Laplacian score (the method key the paper block names
-# under laplacian_as_run), for Table 2's paper-as-run rows; None: no such rows
-zhang2012_as_run_params = lambda wildcards: (
-    EXPERIMENTS[zhang2012_experiment(wildcards.paper)]["methods"][
-        paper_settings(wildcards)["laplacian_as_run"]
-    ].get("params", {})
-    if paper_settings(wildcards).get("laplacian_as_run")
-    else None
-)
-zhang2012_table2_settings = lambda wildcards: {
-    "datasets": exp_datasets(zhang2012_experiment(wildcards.paper)),
-    "methods": list(EXPERIMENTS[zhang2012_experiment(wildcards.paper)]["methods"]),
-    "clusterer": zhang2012_clusterer(zhang2012_experiment(wildcards.paper)),
-    "metrics": EXPERIMENTS[zhang2012_experiment(wildcards.paper)]["metrics"],
-    "uci_datasets": zhang2012_datasets(wildcards.paper, "uci_datasets"),
-    "gene_datasets": zhang2012_datasets(wildcards.paper, "gene_datasets"),
-    "pca_size_of": paper_settings(wildcards)["pca_size_of"],
-    "laplacian_as_run": zhang2012_as_run_params(wildcards),
-}
-zhang2012_figures34_settings = lambda wildcards: {
-    "datasets": zhang2012_datasets(wildcards.paper, "gene_datasets"),
-    "seeds": EXPERIMENTS[zhang2012_experiment(wildcards.paper)]["seeds"],
-    "frcm_files": {
-        ds: {
-            seed: {
-                "ranking": ranking_file(
-                    zhang2012_experiment(wildcards.paper),
-                    ds,
-                    ZHANG2012_FRCM,
-                    seed,
-                    "tsv",
-                ),
-                "arrays": ranking_file(
-                    zhang2012_experiment(wildcards.paper),
-                    ds,
-                    ZHANG2012_FRCM,
-                    seed,
-                    "npz",
-                ),
-            }
-            for seed in EXPERIMENTS[zhang2012_experiment(wildcards.paper)]["seeds"]
-        }
-        for ds in zhang2012_datasets(wildcards.paper, "gene_datasets")
-    },
-    "clusterer": zhang2012_clusterer(zhang2012_experiment(wildcards.paper)),
-    "consensus_n_clusters": paper_settings(wildcards)["consensus_n_clusters"],
-    "consensus_fraction": paper_settings(wildcards)["consensus_fraction"],
-    "consensus_partitioners": paper_settings(wildcards).get(
-        "consensus_partitioners", ["metis"]
-    ),
-}
-
 
 # Table 2 (each method's informative subset from the sweep TSVs; PCA at FRCM's subset size of
 # the trial, the one computation of this job), Table 2 vs the paper, Figures 1-2.
 rule zhang2012_table2_figures12:
     input:
-        sweeps=lambda wildcards: sweep_files(zhang2012_experiment(wildcards.paper)),
+        sweeps=lambda wildcards: sweep_files(main_experiment(wildcards.paper)),
         data=lambda wildcards: expand(
             "data/prepared/{dataset}.npz",
-            dataset=exp_datasets(zhang2012_experiment(wildcards.paper)),
+            dataset=exp_datasets(main_experiment(wildcards.paper)),
         ),
         summary=lambda wildcards: (
-            f"results/{zhang2012_experiment(wildcards.paper)}/tables/summary.tsv"
+            f"results/{main_experiment(wildcards.paper)}/tables/summary.tsv"
         ),
         paper=config["paper_results"],
     output:
@@ -145,7 +81,17 @@ rule zhang2012_table2_figures12:
     params:
         module="zhang2012",
         step="table2_figures12",
-        settings=zhang2012_table2_settings,
+        settings=lambda wildcards: {
+            "datasets": exp_datasets(main_experiment(wildcards.paper)),
+            "methods": list(EXPERIMENTS[main_experiment(wildcards.paper)]["methods"]),
+            "clusterer": first_clusterer(main_experiment(wildcards.paper)),
+            "metrics": EXPERIMENTS[main_experiment(wildcards.paper)]["metrics"],
+            "uci_datasets": paper_datasets(wildcards.paper, "uci_datasets"),
+            "gene_datasets": paper_datasets(wildcards.paper, "gene_datasets"),
+            "pca_size_of": PAPERS[wildcards.paper]["pca_size_of"],
+            # the method key of Table 2's paper-as-run rows; None: no such rows
+            "laplacian_as_run": PAPERS[wildcards.paper].get("laplacian_as_run"),
+        },
     script:
         PAPER_SCRIPT
 
@@ -156,11 +102,11 @@ rule zhang2012_figures34:
     input:
         data=lambda wildcards: expand(
             "data/prepared/{dataset}.npz",
-            dataset=zhang2012_datasets(wildcards.paper, "gene_datasets"),
+            dataset=paper_datasets(wildcards.paper, "gene_datasets"),
         ),
         rankings=lambda wildcards: [
-            rankings_output(zhang2012_experiment(wildcards.paper), ds, ZHANG2012_FRCM)
-            for ds in zhang2012_datasets(wildcards.paper, "gene_datasets")
+            rankings_output(main_experiment(wildcards.paper), ds, ZHANG2012_FRCM)
+            for ds in paper_datasets(wildcards.paper, "gene_datasets")
         ],
     output:
         fig3=report(
@@ -214,7 +160,26 @@ rule zhang2012_figures34:
     params:
         module="zhang2012",
         step="figures34",
-        settings=zhang2012_figures34_settings,
+        settings=lambda wildcards: {
+            "datasets": paper_datasets(wildcards.paper, "gene_datasets"),
+            "seeds": EXPERIMENTS[main_experiment(wildcards.paper)]["seeds"],
+            # FRCM's ranking and stored ensemble and consensus matrix of every trial
+            **{
+                f"frcm_{kind}": run_files(
+                    main_experiment(wildcards.paper),
+                    paper_datasets(wildcards.paper, "gene_datasets"),
+                    ZHANG2012_FRCM,
+                    ext,
+                )
+                for kind, ext in (("rankings", "tsv"), ("arrays", "npz"))
+            },
+            "clusterer": first_clusterer(main_experiment(wildcards.paper)),
+            "consensus_n_clusters": PAPERS[wildcards.paper]["consensus_n_clusters"],
+            "consensus_fraction": PAPERS[wildcards.paper]["consensus_fraction"],
+            "consensus_partitioners": PAPERS[wildcards.paper].get(
+                "consensus_partitioners", ["metis"]
+            ),
+        },
     script:
         PAPER_SCRIPT
 
@@ -230,6 +195,6 @@ for _paper in ZHANG2012:
     ]
     # Table 2's rows sit at a data-dependent number of features: appended to the main
     # experiment's paper_vs_ours.tsv by the generic compare rule
-    EXTRA_COMPARISONS.setdefault(zhang2012_experiment(_paper), []).append(
+    EXTRA_COMPARISONS.setdefault(main_experiment(_paper), []).append(
         f"results/{_paper}/table2_vs_paper.tsv"
     )

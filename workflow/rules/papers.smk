@@ -146,3 +146,27 @@ def _check_reproduction():
 
 
 _check_reproduction()
+
+
+# --- used by the zeng2008, zeng2009 and zhang2012 rules
+def main_experiment(paper):
+    """The experiment of role `main` of paper target ``paper``."""
+    return paper_experiment(paper, "main")
+
+
+def first_clusterer(experiment):
+    """``{key, method, params}`` of the experiment's first clusterer (its evaluation one)."""
+    key, spec = next(iter(EXPERIMENTS[experiment]["clusterers"].items()))
+    return {"key": key, **spec}
+
+
+def run_files(experiment, datasets, method, ext):
+    """``{dataset: {seed: file}}``: one ranking file (ext tsv, json or npz) of ``method`` per
+    dataset and run of the experiment."""
+    return {
+        ds: {
+            seed: ranking_file(experiment, ds, method, seed, ext)
+            for seed in EXPERIMENTS[experiment]["seeds"]
+        }
+        for ds in datasets
+    }

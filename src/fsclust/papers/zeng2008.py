@@ -63,10 +63,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from fsclust._io import write_table_atomic, write_text_atomic  # noqa: E402
 from fsclust.report.figures import save_figure  # noqa: E402
 from fsclust.report.paper import PAPER_VS_OURS_COLUMNS  # noqa: E402
-from fsclust.report.tables import to_markdown  # noqa: E402
+from fsclust.report.tables import write_tables  # noqa: E402
 
 PAPER = "000_39500d258761597b.txt"
 #: Our dataset ids -> the names printed in the paper (Table 1).
@@ -147,8 +146,8 @@ def collect(summary_paths, sidecar_paths, metrics, out_summary, out_runs):
     summary = pd.concat([pd.read_csv(p, sep="\t") for p in summary_paths], ignore_index=True)
     runs = wrank_runs(sidecar_paths, metrics)
     merged = pd.concat([summary, integrated_summary(runs, metrics)], ignore_index=True)
-    write_table_atomic(merged, out_summary, float_format="%.10g")
-    write_table_atomic(runs, out_runs, float_format="%.10g")
+    write_tables(merged, out_summary, float_format="%.10g")
+    write_tables(runs, out_runs, float_format="%.10g")
 
 
 # --------------------------------------------------------------------------- figures
@@ -255,18 +254,16 @@ def tables(summary_path, runs_path, out_best, out_best_md, out_iter, out_iter_md
     """Write the best/mean table and the iteration counts (TSV and Markdown)."""
     summary = pd.read_csv(summary_path, sep="\t")
     runs = pd.read_csv(runs_path, sep="\t")
-    best = best_mean_table(summary)
-    write_table_atomic(best, out_best, float_format="%.6g")
-    write_text_atomic(out_best_md, to_markdown(best, title="Zeng & Cheung 2008: best and mean over the sweep", note=(
+    write_tables(best_mean_table(summary), out_best, out_best_md,
+                 title="Zeng & Cheung 2008: best and mean over the sweep", note=(
         "Mean over repeats (PIE: 20 draws of 5 subjects; gene sets: 10 runs). best_mean: best "
         "mean over the sweep, at best_n_features (an oracle choice of m, made with the labels); "
         "sweep_mean: mean over the sweep points m < d; all_features_mean: at m = d. "
-        "integrated and nofs+Ncut use every feature (one point).")) + "\n")
-    it = iterations_table(runs)
-    write_table_atomic(it, out_iter, float_format="%.6g")
-    write_text_atomic(out_iter_md, to_markdown(it, title="Iterations of the kernel weighting", note=(
+        "integrated and nofs+Ncut use every feature (one point)."))
+    write_tables(iterations_table(runs), out_iter, out_iter_md,
+                 title="Iterations of the kernel weighting", note=(
         "Stopping rule: relative change of the objective < 5e-4 (the paper's epsilon). "
-        "counts: number of runs per iteration count.")) + "\n")
+        "counts: number of runs per iteration count."))
 
 
 # --------------------------------------------------------------------------- claims
@@ -398,13 +395,12 @@ def claims(summary_path, runs_path, out_tsv, out_md, variants=None):
     summary = pd.read_csv(summary_path, sep="\t")
     runs = pd.read_csv(runs_path, sep="\t")
     table = claims_table(summary, runs, variants=variants)
-    write_table_atomic(table, out_tsv, float_format="%.6g")
     held = table["note"].str.contains("holds: yes")
-    note = (f"The paper reports figures only: each row is one of its claims checked on our "
-            f"numbers ({int(held.sum())} of {len(table)} hold). paper_value is the stated "
-            f"bound where the claim has one (iterations), else NA; diff = ours - paper.")
-    write_text_atomic(out_md, to_markdown(table, title="Zeng & Cheung 2008: paper claims vs ours",
-                                          note=note) + "\n")
+    write_tables(table, out_tsv, out_md, title="Zeng & Cheung 2008: paper claims vs ours",
+                 note=f"The paper reports figures only: each row is one of its claims checked "
+                      f"on our numbers ({int(held.sum())} of {len(table)} hold). paper_value "
+                      f"is the stated bound where the claim has one (iterations), else NA; "
+                      f"diff = ours - paper.")
 
 
 # --------------------------------------------------------------------------- the paper step
@@ -457,15 +453,14 @@ def ncut_graph_table(dataset_paths, readings=None, n_eigenvalues_extra=1, random
 
 def ncut_graph(dataset_paths, out_tsv, out_md):
     """Write :func:`ncut_graph_table` (TSV and Markdown)."""
-    table = ncut_graph_table(dataset_paths)
-    write_table_atomic(table, out_tsv, float_format="%.6g")
-    write_text_atomic(out_md, to_markdown(table, title="Zeng & Cheung 2008: the nofs+Ncut graph at the paper's t", note=(
+    write_tables(ncut_graph_table(dataset_paths), out_tsv, out_md,
+                 title="Zeng & Cheung 2008: the nofs+Ncut graph at the paper's t", note=(
         "t = 0.0025 * max squared distance on all features (the paper's setting). "
         "one_minus_eigenvalues: 1 - lambda_k for the top c+1 eigenvalues of D^-1/2 W D^-1/2 "
         "(0: a disconnected component); eigen_gap = lambda_c - lambda_{c+1}. Rows: our Ncut "
         "(the experiments' clusterer) and Shi's MATLAB code as the authors downloaded it "
         "(ncutW: offset 0.5, affinities below 1e-6 dropped, middle-sample discretisation); "
-        "one run each (our Ncut is seeded; ncutW is deterministic).")) + "\n")
+        "one run each (our Ncut is seeded; ncutW is deterministic)."))
 
 
 def report(inputs, outputs, *, sidecars, metrics, variants=None):

@@ -1,11 +1,12 @@
 """Zeng & Cheung 2009 (LLC-fs): the (k, lambda) grids, Table 2, Figures 1-3 and the
 paper's claims checked on our numbers.
 
-The workflow's paper steps are :func:`grid` (rule ``zeng2009_grid``, one job per dataset) and
-:func:`report` (rule ``zeng2009_report``). The generic evaluate step has already ranked every
-dataset with LLC-fs (k = 30, lambda = 1) and Q-alpha, scored their own clusterings of every
-run (rank sidecars, ``labels_metrics``) and run k-means on all features (method ``nofs`` of
-the sweep table).
+The workflow's paper steps are :func:`grid` (rule ``zeng2009_grid``, LLC's grid, one job per
+dataset) and :func:`report` (rule ``zeng2009_report``). The generic evaluate step has already
+ranked every dataset with LLC-fs (k = 30, lambda = 1) and Q-alpha, scored their own
+clusterings of every run (rank sidecars, ``labels_metrics``) and run k-means on all features
+(method ``nofs`` of the sweep table); in the grid experiments, it has ranked with LLC-fs at
+every (k, lambda) of the grid (method specs with a ``grid:``).
 
 Table 2 of the paper (ACC, mean and sd over 10 runs) did not survive in its text, so the
 comparison with the paper is its text claims, each checked on our numbers. LLC's row is the
@@ -27,10 +28,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from fsclust._io import write_table_atomic, write_text_atomic  # noqa: E402
 from fsclust.report.figures import save_figure  # noqa: E402
 from fsclust.report.paper import PAPER_VS_OURS_COLUMNS  # noqa: E402
-from fsclust.report.tables import to_markdown  # noqa: E402
+from fsclust.report.tables import write_tables  # noqa: E402
 
 log = logging.getLogger("fsclust")
 
@@ -62,73 +62,97 @@ def _name(dataset, candidates=()):
 
 
 # --------------------------------------------------------------------------- the grid step
-def grid_runs(X, y, *, dataset, grid, seeds, llcfs_key="llcfs", metrics=("acc", "nmi"),
-              n_init=10):
-    """LLC and LLC-fs at every (k, lambda) of ``grid``, scored for every run.
+def llc_grid_runs(X, y, *, dataset, points, seeds, metrics=("acc", "nmi"), n_init=10):
+    """LLC at every (k, lambda) of ``points``, scored for every run.
 
-    Each model is fitted once per grid point: its relaxed indicator is deterministic and only
-    the k-means that discretises it draws, with the run's stream
-    ``derive_seed(seed, dataset, key)`` (key ``llcfs_key`` for LLC-fs, the stream of the
-    experiment's LLC-fs method, so that its (30, 1) point is the experiment's run for run;
-    ``"llc"`` for LLC). LLC is configured as LLC-fs is (Zeng & Cheung 2009 say both
-    use mutual neighbours): linear kernel with a constant feature, mutual neighbours,
-    row-normalised k-means. A k with no valid
-    neighbourhood (k >= n) is left out, with a log line.
+    LLC is a clusterer on all features, so its grid is no ranking of the evaluate step: it
+    stays here. (LLC-fs's grid points are ranking methods of the grid experiments,
+    :func:`llcfs_grid_runs`.) Each point is fitted once: the relaxed indicator is
+    deterministic and only the k-means that discretises it draws, with the run's stream
+    ``derive_seed(seed, dataset, "llc")`` (:meth:`LLC.relabel` gives the labels of a fit with
+    that seed). LLC is configured as LLC-fs is (Zeng & Cheung 2009 say both use mutual
+    neighbours): linear kernel with a constant feature, mutual neighbours, row-normalised
+    k-means. A k with no valid neighbourhood (k >= n) is left out, with a log line.
 
     Returns
     -------
-    DataFrame with one row per (method, k, lambda, seed): the metrics, the trace objective,
-    iterations, isolated samples and the effective number of features of LLC-fs.
+    DataFrame with one row per (k, lambda, seed), in increasing k and lambda: the metrics, the
+    trace objective, isolated samples and components of the graph.
     """
     from fsclust.cluster.llc import LLC
     from fsclust.metrics import evaluate
-    from fsclust.rankers.llcfs import LLCFS, effective_number_of_features
     from fsclust.seeds import derive_seed
 
     n, d = X.shape
     c = int(np.unique(y).size)
     rows = []
-    for k in grid["n_neighbors"]:
+    for point in sorted(points, key=lambda p: (p["n_neighbors"], p["lam"])):
+        k, lam = point["n_neighbors"], point["lam"]
         if k >= n:
             log.warning("%s: k = %d needs more than %d samples; left out", dataset, k, n)
             continue
-        for lam in grid["lam"]:
-            for method in GRID_METHODS:
-                start = time.perf_counter()
-                if method == "llcfs":
-                    model = LLCFS(n_clusters=c, n_neighbors=k, lam=lam, n_init=n_init,
-                                  random_state=0).fit(X)
-                    info = {"trace": model.objective_history_[-1], "n_iter": model.n_iter_,
-                            "n_isolated": model.isolated_history_[-1],
-                            "n_components": model.components_history_[-1],
-                            "effective_features": effective_number_of_features(model.scores_)}
-                    key = llcfs_key
-                else:
-                    model = LLC(n_clusters=c, n_neighbors=k, lam=lam, n_init=n_init,
-                                random_state=0).fit(X)
-                    info = {"trace": model.objective_, "n_iter": 1,
-                            "n_isolated": model.n_isolated_,
-                            "n_components": model.n_components_,
-                            "effective_features": float(d)}
-                    key = "llc"
-                for seed in seeds:
-                    labels = model.relabel(derive_seed(seed, dataset, key))
-                    rows.append({"dataset": dataset, "method": method, "n_neighbors": k,
-                                 "lam": lam, "seed": seed, **evaluate(y, labels, metrics),
-                                 **info})
-                log.info("%s %s k=%d lambda=%g: %.2f s, %s", dataset, method, k, lam,
-                         time.perf_counter() - start, info)
+        start = time.perf_counter()
+        model = LLC(n_clusters=c, n_neighbors=k, lam=lam, n_init=n_init, random_state=0).fit(X)
+        info = {"trace": model.objective_, "n_iter": 1, "n_isolated": model.n_isolated_,
+                "n_components": model.n_components_, "effective_features": float(d)}
+        for seed in seeds:
+            labels = model.relabel(derive_seed(seed, dataset, "llc"))
+            rows.append({"dataset": dataset, "method": "llc", "n_neighbors": k, "lam": lam,
+                         "seed": seed, **evaluate(y, labels, metrics), **info})
+        log.info("%s llc k=%d lambda=%g: %.2f s, %s", dataset, k, lam,
+                 time.perf_counter() - start, info)
     return pd.DataFrame(rows)
 
 
-def grid(inputs, outputs, *, dataset, grid, seeds, llcfs_key, metrics):
-    """Rule ``zeng2009_grid``: :func:`grid_runs` on one prepared dataset."""
+def grid(inputs, outputs, *, dataset, points, seeds, metrics):
+    """Rule ``zeng2009_grid``: :func:`llc_grid_runs` on one prepared dataset."""
     from fsclust.datasets import load_dataset
 
     ds = load_dataset(inputs["data"])
-    runs = grid_runs(ds.X, ds.y, dataset=dataset, grid=grid, seeds=seeds, llcfs_key=llcfs_key,
-                     metrics=metrics)
-    write_table_atomic(runs, outputs["runs"], float_format="%.10g")
+    runs = llc_grid_runs(ds.X, ds.y, dataset=dataset, points=points, seeds=seeds,
+                         metrics=metrics)
+    write_tables(runs, outputs["runs"], float_format="%.10g")
+
+
+def llcfs_grid_runs(variants, metrics):
+    """LLC-fs at every (k, lambda), one row per run, from what the evaluate step wrote.
+
+    ``variants`` is ``{dataset: {key: {"n_neighbors", "lam", "ranking", "sidecars"}}}``: each
+    grid point's ranking TSV (its scores are tau, fitted once for every run) and the rank
+    sidecar of every run (``{seed: JSON}``: the run's own clustering scored, the trace
+    objective, iterations, isolated samples and components of each iteration). The columns
+    are those of :func:`llc_grid_runs`; effective_features is ``exp(entropy(tau))`` of the
+    final tau.
+    """
+    from fsclust.rankers.llcfs import effective_number_of_features
+
+    rows = []
+    for dataset, points in variants.items():
+        for point in points.values():
+            tau = _read_tau(point["ranking"])
+            for seed, path in point["sidecars"].items():
+                info = json.loads(Path(path).read_text())
+                rows.append({"dataset": dataset, "method": "llcfs",
+                             "n_neighbors": point["n_neighbors"], "lam": point["lam"],
+                             "seed": int(seed),
+                             **{m: info["labels_metrics"][m] for m in metrics},
+                             "trace": info["objective_history"][-1], "n_iter": info["n_iter"],
+                             "n_isolated": info["isolated_history"][-1],
+                             "n_components": info["components_history"][-1],
+                             "effective_features": effective_number_of_features(tau)})
+    return pd.DataFrame(rows)
+
+
+def grid_runs(llc_runs, llcfs_runs, datasets):
+    """Both grids, per dataset of ``datasets`` in increasing k and lambda, LLC then LLC-fs at
+    each point (the order of the grid table's rows)."""
+    runs = pd.concat([llc_runs, llcfs_runs], ignore_index=True)
+    position = {ds: i for i, ds in enumerate(datasets)}
+    order = pd.DataFrame({"d": runs["dataset"].map(position), "k": runs["n_neighbors"],
+                          "l": runs["lam"], "m": runs["method"].map(GRID_METHODS.index),
+                          "s": runs["seed"]})
+    keys = order.sort_values(["d", "k", "l", "m", "s"], kind="stable").index
+    return runs.loc[keys].reset_index(drop=True)
 
 
 # --------------------------------------------------------------------------- collect
@@ -452,15 +476,15 @@ def claims_table(table, summary, taus, *, digits, genes, default, candidates=(),
 
 # --------------------------------------------------------------------------- the paper step
 def report(inputs, outputs, *, llcfs_sidecars, qalpha_sidecars, tau_files, data_files, digits,
-           genes, candidates, kmeans, default, top_pixels, variant_sidecars=None):
+           genes, candidates, kmeans, default, top_pixels, llcfs_grid, variant_sidecars=None):
     """Table 2, the grid table, Figures 1-3 and the claims (rule ``zeng2009_report``).
 
     Parameters
     ----------
     inputs : dict
-        ``grids`` (the :func:`grid` TSVs), ``sweeps`` (the experiment's all sweep rows: k-means
-        on all features is method ``nofs``); ``rankings`` and ``data`` only so that the rule
-        waits for them.
+        ``grids`` (LLC's grid, the :func:`grid` TSVs), ``sweeps`` (the experiment's all sweep
+        rows: k-means on all features is method ``nofs``); ``rankings``, ``grid_rankings``
+        and ``data`` only so that the rule waits for them.
     outputs : dict
         ``table2``, ``table2_md``, ``grid``, ``fig1``, ``fig2``, ``fig3``, ``claims``,
         ``claims_md``.
@@ -470,6 +494,8 @@ def report(inputs, outputs, *, llcfs_sidecars, qalpha_sidecars, tau_files, data_
         ``{label: {dataset: {seed: JSON}}}`` of methods shown under Table 2, not the paper's.
     tau_files : dict
         ``{dataset: ranking TSV}`` of LLC-fs (its scores are tau).
+    llcfs_grid : dict
+        LLC-fs at every grid point, the files of the grid experiments (:func:`llcfs_grid_runs`).
     data_files : dict
         ``{dataset: prepared npz}`` of the digit pairs (mean images, Fig. 1).
     """
@@ -477,23 +503,23 @@ def report(inputs, outputs, *, llcfs_sidecars, qalpha_sidecars, tau_files, data_
 
     grids = inputs["grids"]
     grids = [grids] if isinstance(grids, str) else list(grids)
-    runs = pd.concat([pd.read_csv(p, sep="\t") for p in grids], ignore_index=True)
+    llc_runs = pd.concat([pd.read_csv(p, sep="\t") for p in grids], ignore_index=True)
+    metric_names = [m for m in ("acc", "nmi", "ari") if m in llc_runs.columns]
+    runs = grid_runs(llc_runs, llcfs_grid_runs(llcfs_grid, metric_names), digits + genes)
     summary = grid_summary(runs)
-    write_table_atomic(summary, outputs["grid"], float_format="%.6g")
+    write_tables(summary, outputs["grid"])
     sweeps = pd.read_csv(inputs["sweeps"], sep="\t")
-    metric_names = [m for m in ("acc", "nmi", "ari") if m in runs.columns]
     llcfs_runs = _sidecar_runs(llcfs_sidecars, metric_names)
     qalpha_runs = _sidecar_runs(qalpha_sidecars, metric_names)
     table = table2(sweeps, llcfs_runs, qalpha_runs, summary, digits + genes, kmeans=kmeans,
                    default=default, candidates=candidates,
                    variants={label: _sidecar_runs(files, metric_names)
                              for label, files in (variant_sidecars or {}).items()})
-    write_table_atomic(table, outputs["table2"], float_format="%.6g")
-    write_text_atomic(outputs["table2_md"], to_markdown(
-        table, title="Zeng & Cheung 2009, Table 2: ACC (mean, sd over the runs)",
-        note="The paper's Table 2 numbers did not survive in its text (their claims are "
-             "checked in paper_vs_ours.tsv). LLC-bestk lambda: (k, lambda) chosen with the "
-             "labels.") + "\n")
+    write_tables(table, outputs["table2"], outputs["table2_md"],
+                 title="Zeng & Cheung 2009, Table 2: ACC (mean, sd over the runs)",
+                 note="The paper's Table 2 numbers did not survive in its text (their claims "
+                      "are checked in paper_vs_ours.tsv). LLC-bestk lambda: (k, lambda) chosen "
+                      "with the labels.")
     taus = {ds: _read_tau(path) for ds, path in tau_files.items()}
     images, covers = {}, {}
     for ds in digits:
@@ -509,9 +535,8 @@ def report(inputs, outputs, *, llcfs_sidecars, qalpha_sidecars, tau_files, data_
     plot_figure3(summary, digits, genes, default, outputs["fig3"], candidates)
     claims = claims_table(table, summary, taus, digits=digits, genes=genes, default=default,
                           candidates=candidates, covers=covers, top_pixels=top_pixels)
-    write_table_atomic(claims, outputs["claims"], float_format="%.6g")
     held = claims["note"].str.startswith("holds: yes")
-    write_text_atomic(outputs["claims_md"], to_markdown(
-        claims, title="Zeng & Cheung 2009: paper claims vs ours",
-        note=f"The paper's numbers are lost: each row is one of its claims checked on our "
-             f"numbers ({int(held.sum())} of {len(claims)} hold).") + "\n")
+    write_tables(claims, outputs["claims"], outputs["claims_md"],
+                 title="Zeng & Cheung 2009: paper claims vs ours",
+                 note=f"The paper's numbers are lost: each row is one of its claims checked on "
+                      f"our numbers ({int(held.sum())} of {len(claims)} hold).")

@@ -4,15 +4,14 @@ The generic evaluate step does the ranking and the clustering: one trial per see
 method's ranking (FRMV on FRCM's ensemble of the same trial), the single-start k-means sweep
 (``init="random"``, ``n_init=1``: decision, the 40 trials average over initialisations; seed
 ``derive_seed(seed, dataset, clusterer)``) and, for every method and trial, the k-means of its
-informative subset (score > mean + sd; the sweep rows marked ``selected_by = mean_plus_std``).
-This module tabulates and plots what it wrote, from the paths the rules give it (``step(inputs,
-outputs, **settings)``, called by ``scripts/paper.py``). It never refits a ranker; two small
-computations stay here:
+informative subset (score > mean + sd; the sweep rows marked ``selected_by = mean_plus_std``),
+the paper-as-run Laplacian subset included (method ``laplacian-as-run``, the paper's probable
+error, below). This module tabulates and plots what it wrote, from the paths the rules give it
+(``step(inputs, outputs, **settings)``, called by ``scripts/paper.py``). It never refits a
+ranker; two small computations stay here:
 
 * Table 2's PCA row (a projection at FRCM's subset size of the trial, then the same
   single-start k-means: no ranking, so not a sweep point), in :func:`table2_figures12`;
-* Table 2's extra "Laplacian, paper as run" rows (:func:`laplacian_as_run_rows`, the paper's
-  probable error, below);
 * Figure 3's consensus partitions of FRCM's stored ensemble and consensus matrix and the
   k-means of the features most correlated with them, in :func:`figures34`.
 
@@ -57,7 +56,6 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
-from fsclust._io import write_table_atomic, write_text_atomic  # noqa: E402
 from fsclust.consensus import (  # noqa: E402
     average_link_consensus,
     cspa_consensus,
@@ -67,12 +65,11 @@ from fsclust.datasets import load_dataset  # noqa: E402
 from fsclust.metrics import evaluate  # noqa: E402
 from fsclust.projection import pca_projection  # noqa: E402
 from fsclust.ranking import read_ranking  # noqa: E402
-from fsclust.rankers.base import constant_features, mean_plus_std_rule  # noqa: E402
 from fsclust.rankers.frmv import correlation_ratio  # noqa: E402
 from fsclust.registry import make_clusterer  # noqa: E402
 from fsclust.report.figures import save_figure  # noqa: E402
 from fsclust.report.paper import paper_vs_ours, read_paper_results  # noqa: E402
-from fsclust.report.tables import to_markdown  # noqa: E402
+from fsclust.report.tables import write_tables  # noqa: E402
 from fsclust.seeds import derive_seed  # noqa: E402
 from fsclust.steps import read_artifact  # noqa: E402
 
@@ -174,35 +171,19 @@ def pca_rows(trials, data_paths, clusterer, size_of="frcm", metrics=("nmi", "ari
     return pd.DataFrame(rows, columns=["dataset", "method", "seed", "n_selected", *metrics])
 
 
-def laplacian_as_run_rows(trials, data_paths, clusterer, params, metrics=("nmi", "ari")):
+def laplacian_as_run_rows(sweeps, key, datasets, clusterer="kmeans", metrics=("nmi", "ari")):
     """Table 2's "Laplacian, paper as run" rows: the paper's probable error, for comparison.
 
-    The Laplacian score with ``params`` (the experiment's, the cosine 5-NN graph of Cai's
-    usage example) and the UFF rule applied to it as a larger-is-better score: the genes whose
-    score is above mean + sd (ddof 1), the *largest* Laplacian scores, the worst genes by He
-    et al.'s definition. The subset makes no random choice; each trial of ``trials`` (its
-    dataset and seed) clusters it with the evaluation clusterer and the sweep's seed, in the
-    order of decreasing score. No row for a dataset whose subset is empty."""
-    from fsclust.rankers.laplacian import LaplacianScore
-
-    rows = []
-    with threadpool_limits(limits=1):
-        for dataset, data_path in data_paths.items():
-            seeds = sorted(set(trials.loc[trials["dataset"] == dataset, "seed"]))
-            if not seeds:
-                continue
-            ds = load_dataset(data_path)
-            scores = LaplacianScore(**(params or {})).fit(ds.X).scores_
-            keep = mean_plus_std_rule(scores, True, constant_features(ds.X))
-            columns = np.flatnonzero(keep)[np.argsort(-scores[keep], kind="stable")]
-            if columns.size == 0:
-                continue
-            for seed in seeds:
-                labels = _kmeans_labels(ds.X[:, columns], clusterer, ds.n_classes, int(seed),
-                                        dataset)
-                rows.append({"dataset": dataset, "method": AS_RUN, "seed": int(seed),
-                             "n_selected": int(columns.size), **evaluate(ds.y, labels, metrics)})
-    return pd.DataFrame(rows, columns=["dataset", "method", "seed", "n_selected", *metrics])
+    The informative subset of method ``key``: the Laplacian score ranked largest first
+    (:class:`~fsclust.rankers.laplacian.LaplacianScoreLargestFirst`, the experiment's graph),
+    so that the UFF rule keeps the genes whose score is above mean + sd (ddof 1), the
+    *largest* Laplacian scores, the worst genes by He et al.'s definition. The generic evaluate
+    step clustered it in every trial (its sweep rows marked ``mean_plus_std``); the rows of
+    ``datasets`` are read here, as method :data:`AS_RUN`. No row for a trial whose subset is
+    empty (nothing clustered)."""
+    ran = sweeps[(sweeps["method"] == key) & sweeps["dataset"].isin(datasets)]
+    rows = informative_rows(ran, [key], clusterer, metrics)
+    return rows[rows["n_selected"] > 0].assign(method=AS_RUN).reset_index(drop=True)
 
 
 def table2_summary(trials, metrics=("nmi", "ari")):
@@ -339,43 +320,42 @@ def table2_figures12(inputs, outputs, *, datasets, methods, clusterer, metrics, 
         The panels of Figures 1 and 2.
     pca_size_of : str
         The method whose informative-subset size of a trial sets PCA's number of axes.
-    laplacian_as_run : dict or None
-        Parameters of the Laplacian score of the paper-as-run rows
-        (:func:`laplacian_as_run_rows`, on ``gene_datasets``); None: no such rows.
+    laplacian_as_run : str or None
+        The method key of the paper-as-run rows (:func:`laplacian_as_run_rows`, on
+        ``gene_datasets``); None: no such rows.
 
-    Table 2's rows of the four methods are read from the sweep TSVs (rows marked
-    ``mean_plus_std``); only the PCA rows are computed here (:func:`pca_rows`).
+    Table 2's rows of the methods and the paper-as-run rows are read from the sweep TSVs
+    (rows marked ``mean_plus_std``); only the PCA rows are computed here (:func:`pca_rows`).
     """
     sweeps = pd.concat([pd.read_csv(p, sep="\t") for p in _as_list(inputs["sweeps"])],
                        ignore_index=True)
-    trials = informative_rows(sweeps, methods, clusterer["key"], metrics)
+    table_methods = [key for key in methods if key != laplacian_as_run]
+    trials = informative_rows(sweeps, table_methods, clusterer["key"], metrics)
     data_paths = dict(zip(datasets, _as_list(inputs["data"])))
     pca = pca_rows(trials, data_paths, clusterer, pca_size_of, metrics)
     extra = [pca]
     if laplacian_as_run is not None:
-        genes = {d: p for d, p in data_paths.items() if d in gene_datasets}
-        extra.append(laplacian_as_run_rows(trials, genes, clusterer, laplacian_as_run, metrics))
-    trials = _order_trials(pd.concat([trials, *extra], ignore_index=True), methods)
+        extra.append(laplacian_as_run_rows(sweeps, laplacian_as_run, gene_datasets,
+                                           clusterer["key"], metrics))
+    trials = _order_trials(pd.concat([trials, *extra], ignore_index=True), table_methods)
     agg = table2_summary(trials, metrics)
-    write_table_atomic(trials, outputs["table2_trials"], float_format="%.10g")
-    write_table_atomic(agg, outputs["table2"], float_format="%.6g")
+    write_tables(trials, outputs["table2_trials"], float_format="%.10g")
     md = agg.copy()
     md["n_selected"] = [f"{a:.0f} ± {b:.0f}" if b > 0 else f"{a:.0f}"
                         for a, b in zip(md["n_selected_mean"], md["n_selected_sd"].fillna(0))]
     for m in metrics:
         md[m] = [f"{a:.3f} ± {b:.3f}" for a, b in zip(md[f"{m}_mean"], md[f"{m}_sd"])]
     md = md[["dataset", "method", "n_selected", *metrics, "n_trials"]]
-    write_text_atomic(outputs["table2_md"],
-                      to_markdown(md, title="Table 2 (ours)", note=TABLE2_NOTE) + "\n")
+    write_tables(agg, outputs["table2"], outputs["table2_md"], md_frame=md,
+                 title="Table 2 (ours)", note=TABLE2_NOTE)
 
     # compared as written (6 significant digits), as before the port: diff = shown ours - paper
     agg = pd.read_csv(outputs["table2"], sep="\t")
     table = table2_vs_paper(agg, read_paper_results(inputs["paper"]), metrics)
-    write_table_atomic(table, outputs["vs_paper"], float_format="%.6g")
-    write_text_atomic(outputs["vs_paper_md"], to_markdown(
-        table, title="Table 2: paper vs ours",
-        note="diff = ours - paper. n_features: the paper's subset size; ours in the "
-             "n_selected_features rows.") + "\n")
+    write_tables(table, outputs["vs_paper"], outputs["vs_paper_md"],
+                 title="Table 2: paper vs ours",
+                 note="diff = ours - paper. n_features: the paper's subset size; ours in the "
+                      "n_selected_features rows.")
 
     summary = pd.read_csv(inputs["summary"], sep="\t")
     sweep_figure(summary, [d for d in uci_datasets if d in datasets], metrics, outputs["fig1"],
@@ -508,7 +488,7 @@ def borda_figure(data, out_path):
     return summary
 
 
-def figures34(inputs, outputs, *, datasets, seeds, frcm_files, clusterer,
+def figures34(inputs, outputs, *, datasets, seeds, frcm_rankings, frcm_arrays, clusterer,
               consensus_n_clusters=tuple(range(2, 11)), consensus_fraction=0.1,
               consensus_partitioners=("metis",)):
     """Figures 3 and 4 (gene sets) from FRCM's rankings and stored arrays of every trial.
@@ -517,16 +497,17 @@ def figures34(inputs, outputs, *, datasets, seeds, frcm_files, clusterer,
     ----------
     inputs : dict
         ``data``: the prepared ``.npz`` of each of ``datasets``, in that order; ``rankings``:
-        FRCM's rankings directories (the job outputs; the files read are ``frcm_files``).
+        FRCM's rankings directories (the job outputs; the files read are ``frcm_rankings`` and
+        ``frcm_arrays``).
     outputs : dict
         ``fig3`` (PNG), ``fig3_tsv`` (its summary), ``fig3_trials`` (one row per trial, k and
         method), ``fig4``, ``fig4_tsv``, ``fig4_trials``.
     datasets : list of str
     seeds : list of int
         One trial per seed.
-    frcm_files : dict
-        ``{dataset: {seed: {"ranking": TSV, "arrays": NPZ}}}``: FRCM's ranking and its
-        ``ensemble`` / ``consensus_matrix`` (:func:`fsclust.steps.read_artifact`).
+    frcm_rankings, frcm_arrays : dict
+        ``{dataset: {seed: path}}``: FRCM's ranking TSV and the NPZ of its ``ensemble`` and
+        ``consensus_matrix`` (:func:`fsclust.steps.read_artifact`) of every trial.
     clusterer : dict
         ``{key, method, params}`` of the evaluation clusterer.
     consensus_partitioners : list of str
@@ -538,12 +519,12 @@ def figures34(inputs, outputs, *, datasets, seeds, frcm_files, clusterer,
         for dataset, data_path in data_paths.items():
             ds = load_dataset(data_path)
             for seed in seeds:
-                files = frcm_files[dataset][seed]
-                ranking = _ranking(files["ranking"])
+                ranking = _ranking(frcm_rankings[dataset][seed])
+                arrays = frcm_arrays[dataset][seed]
                 fig3 += consensus_selection(
                     ds.X, ds.y, ds.n_classes, dataset, seed, ranking,
-                    read_artifact(files["arrays"], "ensemble"),
-                    read_artifact(files["arrays"], "consensus_matrix"), clusterer,
+                    read_artifact(arrays, "ensemble"),
+                    read_artifact(arrays, "consensus_matrix"), clusterer,
                     n_clusters_range=consensus_n_clusters, fraction=consensus_fraction,
                     partitioners=tuple(consensus_partitioners))
                 fig4 += borda_rows(ds.X, ds.y, dataset, seed, ranking)
@@ -552,9 +533,9 @@ def figures34(inputs, outputs, *, datasets, seeds, frcm_files, clusterer,
                                        "mean_borda"])
     # the figures and their summaries are made from the per-trial tables as written (6
     # significant digits), as they were before the port
-    write_table_atomic(fig3, outputs["fig3_trials"], float_format="%.6g")
-    write_table_atomic(fig4, outputs["fig4_trials"], float_format="%.6g")
+    write_tables(fig3, outputs["fig3_trials"])
+    write_tables(fig4, outputs["fig4_trials"])
     summary = consensus_figure(pd.read_csv(outputs["fig3_trials"], sep="\t"), outputs["fig3"])
-    write_table_atomic(summary, outputs["fig3_tsv"], float_format="%.6g")
+    write_tables(summary, outputs["fig3_tsv"])
     summary = borda_figure(pd.read_csv(outputs["fig4_trials"], sep="\t"), outputs["fig4"])
-    write_table_atomic(summary, outputs["fig4_tsv"], float_format="%.6g")
+    write_tables(summary, outputs["fig4_tsv"])

@@ -9,7 +9,7 @@ from .gha import GHA
 from .kernel_weighting import KernelWeightingClustering
 from .kpkmeans import KPKMeans
 from .llcfs import LLCFS
-from .laplacian import LaplacianScore, laplacian_score
+from .laplacian import LaplacianScore, LaplacianScoreLargestFirst, laplacian_score
 from .mcfs import MCFS
 from .pca import PCARanking
 from .qalpha import QAlpha
@@ -31,6 +31,7 @@ __all__ = [
     "LLCFS",
     "KernelWeightingClustering",
     "LaplacianScore",
+    "LaplacianScoreLargestFirst",
     "PCARanking",
     "QAlpha",
     "VarianceScore",

@@ -158,6 +158,29 @@ class LaplacianScore(FeatureRanker):
         )
 
 
+class LaplacianScoreLargestFirst(LaplacianScore):
+    """He et al.'s Laplacian score ranked largest first: the worst features first.
+
+    Not a selector to use. Zhang et al. 2012 (Table 2) applied the UFF rule "score above
+    mean + sd" to the Laplacian score as if larger were better: their four subset sizes are
+    those of the largest scores, the worst genes (:mod:`fsclust.papers.zhang2012`). Registered
+    so that the generic evaluate step ranks and clusters that probable error like any method
+    (its informative subset is the genes above mean + sd); the scores are
+    :class:`LaplacianScore`'s, only their orientation differs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.RandomState(0)
+    >>> groups = np.repeat([0.0, 5.0], 10)
+    >>> X = np.column_stack([groups + rng.rand(20), rng.rand(20)])
+    >>> LaplacianScoreLargestFirst(n_neighbors=3).fit(X).feature_order_
+    array([1, 0])
+    """
+
+    higher_is_better = True
+
+
 def laplacian_score(X, W, variant="full", constant=None):
     """Laplacian Score ``L_r`` of every column of ``X`` on the graph ``W`` (He et al. eq. (4)).
 
