@@ -199,15 +199,6 @@ def discretize(Y, n_clusters, method, random_state, n_init=10):
     raise ValueError(f"unknown discretize {method!r}; valid: {', '.join(DISCRETIZATIONS)}")
 
 
-def check_n_neighbors(n_neighbors, n_samples):
-    """One line naming the fix when ``n_neighbors`` leaves no valid neighbourhood: each
-    sample needs ``n_neighbors`` others (the value's type and sign are the estimators'
-    declared constraints)."""
-    if n_neighbors > n_samples - 1:
-        raise ValueError(f"n_neighbors={n_neighbors} must be at most n_samples - 1 = "
-                         f"{n_samples - 1}; give a smaller n_neighbors.")
-
-
 class LLC(ClusterMixin, BaseEstimator):
     """Local Learning based Clustering (Wu & Schölkopf 2006), linear kernel, clustering only.
 

@@ -15,7 +15,6 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ..cluster.affinity import check_n_clusters
 from ..cluster.llc import (
     NEIGHBORHOODS,
-    check_n_neighbors,
     centred_local_fits,
     discretize,
     gram_distances,
@@ -185,7 +184,6 @@ class LLCFS(FeatureRanker):
         n, d = X.shape
         c = self.n_clusters
         check_n_clusters(c, n)
-        check_n_neighbors(self.n_neighbors, n)
         tau = np.full(d, 1.0 / d)
         history, effective, isolated, components = [], [], [], []
         timings = {stage: [] for stage in STAGES}
