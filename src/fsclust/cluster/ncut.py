@@ -121,7 +121,7 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
     ----------
     Shi & Malik (2000), "Normalized cuts and image segmentation", IEEE TPAMI 22;
     Yu & Shi (2003), "Multiclass spectral clustering", ICCV, section 4 (discretisation);
-    Zeng & Cheung (2008), the seed-000 paper (kernel and ``t``).
+    Zeng & Cheung (2008), PRICAI, LNAI 5351 (kernel and ``t``).
 
     Examples
     --------
