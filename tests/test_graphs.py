@@ -15,6 +15,7 @@ from fsclust.graphs import (
     rbf_affinity,
     smallest_eigenvectors,
     squared_distances,
+    subspace_basis,
 )
 
 
@@ -379,6 +380,33 @@ def test_canonical_sign_is_the_same_whatever_sign_the_solver_gave():
     assert np.all(largest_entry > 0)
     assert np.all(np.abs(canonical) == np.abs(V))  # flipped, never rescaled
     np.testing.assert_array_equal(canonical_sign_flip(V[:, 0]), canonical[:, 0])
+
+
+def test_the_subspace_basis_is_the_same_whatever_basis_the_solver_gave():
+    # a repeated eigenvalue's eigenvectors are any orthonormal basis of the eigenspace: the
+    # subspace's basis must not depend on which one (rotations and reflections alike)
+    from scipy.stats import ortho_group
+
+    rng = np.random.RandomState(3)
+    V = np.linalg.qr(rng.normal(size=(30, 4)))[0]
+    basis = subspace_basis(V)
+    np.testing.assert_allclose(basis.T @ basis, np.eye(4), atol=1e-12)  # orthonormal
+    np.testing.assert_allclose(basis @ basis.T, V @ V.T, atol=1e-12)  # the same span
+    for seed in range(5):
+        R = ortho_group.rvs(4, random_state=seed)
+        np.testing.assert_allclose(subspace_basis(V @ R), basis, atol=1e-12)
+
+
+def test_the_subspace_basis_is_positive_definite_on_its_pivot_rows():
+    # Damle, Minden & Ying's polar factor: on the c rows the pivoted QR picks, the basis is
+    # symmetric positive definite, which fixes every sign and rotation
+    import scipy.linalg
+
+    V = np.linalg.qr(np.random.RandomState(4).normal(size=(25, 3)))[0]
+    pivots = scipy.linalg.qr(V.T, mode="r", pivoting=True)[1][:3]
+    block = subspace_basis(V)[pivots]
+    np.testing.assert_allclose(block, block.T, atol=1e-12)
+    assert np.all(np.linalg.eigvalsh(block) > 0)
 
 
 def test_a_tie_for_the_largest_entry_is_decided_by_index_not_by_round_off():

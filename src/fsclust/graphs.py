@@ -660,6 +660,48 @@ def canonical_sign_flip(vectors, coupled=None):
     return flipped, np.asarray(coupled) * signs[:, None]
 
 
+def subspace_basis(vectors):
+    """An orthonormal basis of the span of ``vectors`` that depends on the span only.
+
+    When eigenvalues are (nearly) repeated, as on a nearly disconnected graph, an eigen-solver
+    returns any orthonormal basis of the eigenspace, and which one depends on the BLAS kernels
+    and the thread count. :func:`canonical_sign_flip` cannot fix that, and a discretisation
+    that is not rotation invariant (Yu & Shi's, started from one row of the basis) then lands
+    in a different local optimum on another machine. This basis is Damle, Minden & Ying's
+    (2019): a column-pivoted QR of ``V^T`` picks ``c`` rows of ``V`` (the pivots depend only
+    on the span: the column norms and residuals are unchanged by a rotation of ``V``), and
+    ``V`` is rotated by the polar factor of those rows, which makes the ``c x c`` block of the
+    picked rows symmetric positive semi-definite. Any ``V R`` (``R`` orthogonal) gives the
+    same result up to round-off, signs included, as long as the pivots are not tied.
+
+    Parameters
+    ----------
+    vectors : ndarray of shape (n, c)
+        Orthonormal columns (an eigen-solver's ``V``), ``c <= n``.
+
+    Returns
+    -------
+    basis : ndarray of shape (n, c)
+
+    References
+    ----------
+    Damle, Minden & Ying (2019), "Simple, direct and efficient multi-way spectral
+    clustering", Information and Inference 8(1), 181-203, Algorithm 1 (its pivoted QR).
+
+    Examples
+    --------
+    >>> V = np.linalg.qr(np.random.RandomState(0).rand(6, 2))[0]
+    >>> R = np.array([[0.6, -0.8], [0.8, 0.6]])
+    >>> bool(np.allclose(subspace_basis(V), subspace_basis(V @ R)))
+    True
+    """
+    V = np.asarray(vectors, dtype=np.float64)
+    c = V.shape[1]
+    pivots = scipy.linalg.qr(V.T, mode="r", pivoting=True)[1][:c]
+    U, _, Wt = np.linalg.svd(V[pivots].T)
+    return V @ (U @ Wt)
+
+
 def _gershgorin_bounds(A):
     """Interval that holds every eigenvalue of the symmetric matrix ``A``."""
     diag = A.diagonal()

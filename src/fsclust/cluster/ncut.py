@@ -11,7 +11,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
-from ..graphs import largest_eigenvectors
+from ..graphs import largest_eigenvectors, subspace_basis
 from .affinity import (
     CLUSTERER_PARAMETERS,
     GRAPH_PARAMETERS,
@@ -102,9 +102,14 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
       sample, or affinities swamped by the offset) raises ``ValueError`` too, where the
       toolbox divides by zero.
     - When the graph is nearly disconnected (eigenvalues of ``L_sym`` below ~1e-15, as with
-      the narrow kernel), the near-null eigenvectors are determined only up to a rotation.
-      Neither ARPACK nor ``eigh`` can resolve them, but the discretisation is rotation
-      invariant, so only the choice among more than ``c`` near-null directions is arbitrary.
+      the narrow kernel), the near-null eigenvectors are determined only up to a rotation,
+      which ARPACK and ``eigh`` choose by round-off (it changes with the CPU's BLAS kernels
+      and the thread count). Yu & Shi's discretisation is not rotation invariant here: it
+      scales each column of ``D^-1/2 V`` to one norm before its rotation search, and those
+      columns are not orthogonal. So ``V`` is first replaced by the span's own basis
+      (:func:`fsclust.graphs.subspace_basis`, Damle, Minden & Ying 2019), which any rotation
+      of ``V`` gives alike; only the choice among more than ``c`` near-null directions
+      remains arbitrary.
     - With ``offset == 0`` a diagonal of a precomputed ``W`` is ignored (as scikit-learn does);
       with ``offset > 0`` it is kept and counts in the degrees, as in the toolbox.
     - Labels are renumbered to be consecutive.
@@ -286,7 +291,10 @@ def _ncut_labels(W, n_clusters, offset, rng, ncutw=False):
         M = inv_sqrt_d[:, None] * (W + offset * np.eye(W.shape[0])) * inv_sqrt_d[None, :]
         M = 0.5 * (M + M.T)
     _, V = largest_eigenvectors(M, n_clusters, random_state=sklearn_seed(rng))
-    Z = V * inv_sqrt_d[:, None]
+    # Both discretisations scale the columns of D^-1/2 V to one norm first, which is not
+    # rotation invariant, and on a nearly disconnected graph the eigen-solver's basis of the
+    # top eigenspace depends on the machine (BLAS kernels, threads); the span's own does not
+    Z = subspace_basis(V) * inv_sqrt_d[:, None]
     if ncutw:
         return discretize_ncutw(Z)
     # An offset much larger than the affinities makes M the identity times a constant to
