@@ -40,11 +40,11 @@ paper used (footnote 1), behaves the same or worse: its ``valeurMin = 1e-6`` spa
 empties the graph and its offset 0.5 makes every sample an isolated node, so ``ncutW`` returns
 one big cluster and at most c - 1 singletons on all four sets (``NormalizedCut(discretization="ncutW",
 offset=0.5, min_affinity=1e-6)``). The table is ``results/<paper>/tables/ncut_graph.tsv``.
-Without an eigen-gap the near-null eigenvectors are arbitrary, so which degenerate cut comes
-out depends on round-off (LEUKEMIA: 36 + 2 from the workflow's data file, 20 + 18 from the
-same data prepared in memory; nofs+Ncut ACC 0.739 +- 0.038 over the 10 seeds). The wrank and
-laprank curves share the collapse: on ST.LEUKEMIA both sit at the majority share 0.32 for
-every m >= 100 (wrank from m = 40 on; any 100 random genes give one cluster of >= 200 of 248),
+Without an eigen-gap the cut is decided by round-off-sized affinities (LEUKEMIA: 19 + 19 with
+seed 0, nofs+Ncut ACC 0.737 at each of the 10 seeds; before Ncut discretised the span's own
+basis, the eigen-solver's basis made it 36 + 2 or 20 + 18 depending on the BLAS kernels). The
+wrank and laprank curves share the collapse: on ST.LEUKEMIA both sit at the majority share 0.32
+for every m >= 100 (wrank from m = 75 on; any 100 random genes give one cluster of >= 200 of 248),
 so "wrank+Ncut vs laprank+Ncut" is decided by the few m below. Sensitivity (seed 0, not the
 paper's setting): with the median t rule the curves are smooth, ST.LEUKEMIA nofs+Ncut ACC
 0.85, wrank+Ncut 0.62-0.85 and laprank+Ncut 0.59-0.88 over m = 10..985 (best wrank 0.85 still
