@@ -106,6 +106,8 @@ def test_nogueira_undefined_when_every_set_is_empty_or_full():
         nogueira_stability([[0, 2], [1, 0]])
     with pytest.raises(ValueError, match="M >= 2"):
         nogueira_stability([[0, 1]])
+    with pytest.raises(ValueError, match="alpha"):
+        nogueira_stability([[0, 1], [1, 0]], alpha=1.0)
 
 
 # --- Kuncheva's index -------------------------------------------------------------------------

@@ -84,7 +84,8 @@ def nogueira_stability(Z, *, alpha=0.05):
     the unbiased variances of the selection indicators over the variance they would have if
     sets of the same mean size were drawn at random. Phi = 1 for identical sets, its
     expectation is 0 for sets of a fixed size drawn uniformly at random, and
-    ``-1/(M-1) <= Phi <= 1``. Phi is asymptotically normal; its variance estimate is ``v = 4/M^2 sum_i (phi_i - mean(phi))^2`` with
+    ``-1/(M-1) <= Phi <= 1``. Phi is asymptotically normal; its variance estimate is
+    ``v = 4/M^2 sum_i (phi_i - mean(phi))^2`` with
 
         phi_i = [ (1/d) sum_f z_if p_f - k_i kbar/d^2
                   + Phi/2 (2 k_i kbar/d^2 - k_i/d - kbar/d + 1) ] / ((kbar/d)(1 - kbar/d)),
@@ -94,8 +95,8 @@ def nogueira_stability(Z, *, alpha=0.05):
 
     When every set has the same size, Phi is the mean over pairs of Kuncheva's index
     (:func:`kuncheva_index`): with ``r_ij = |S_i & S_j|``, ``sum_f p_f^2 = (1/M^2) sum_ij r_ij``
-    gives ``Phi = (mean_{i != j} r_ij - kbar^2/d) / (kbar - kbar^2/d)``, Kuncheva's expression
-    when every ``k_i = kbar``.
+    gives ``Phi = (mean_{i != j} r_ij - kbar^2/d) / (kbar - kbar^2/d)`` (our derivation, for
+    any sizes), Kuncheva's expression when every ``k_i = kbar``.
 
     Parameters
     ----------
@@ -133,6 +134,8 @@ def nogueira_stability(Z, *, alpha=0.05):
     >>> nogueira_stability([[1, 0, 1], [1, 0, 1]])
     FeatureSetStability(stability=1.0, variance=0.0, lower=1.0, upper=1.0)
     """
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}.")
     Z = _selection_matrix(Z)
     M, d = Z.shape
     p = Z.mean(axis=0)
