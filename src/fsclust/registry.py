@@ -17,19 +17,29 @@ from typing import NamedTuple
 from sklearn.utils._param_validation import validate_parameter_constraints
 
 
+#: What a registered ranker is for: ``"method"``, a method every comparison runs;
+#: ``"control"``, a reference point without a method (the random order); ``"paper-error"``, a
+#: paper's reading error kept only to reproduce that paper's tables.
+ROLES = ("method", "control", "paper-error")
+
+
 class Entry(NamedTuple):
-    """One registered estimator: ``"module:Class"``, preset parameters, test parameters."""
+    """One registered estimator: ``"module:Class"``, preset parameters, test parameters and
+    its role (one of :data:`ROLES`)."""
 
     path: str
     defaults: dict = {}
     test_params: dict = {}
+    role: str = "method"
 
 
 RANKERS = {
     "variance": Entry("fsclust.rankers.variance:VarianceScore"),
+    "random": Entry("fsclust.rankers.random_order:RandomRanking", role="control"),
     "laplacian": Entry("fsclust.rankers.laplacian:LaplacianScore"),
     # Zhang et al. 2012 as run (its probable error): the same scores, the largest first
-    "laplacian_largest_first": Entry("fsclust.rankers.laplacian:LaplacianScoreLargestFirst"),
+    "laplacian_largest_first": Entry("fsclust.rankers.laplacian:LaplacianScoreLargestFirst",
+                                     role="paper-error"),
     "frcm": Entry("fsclust.rankers.frcm:FRCM", test_params={"n_partitions": 5}),
     "uff": Entry("fsclust.rankers.uff:UFF"),
     "frmv": Entry("fsclust.rankers.frmv:FRMV", test_params={"n_partitions": 5}),
@@ -202,6 +212,24 @@ def make_clusterer(name, params=None, *, n_clusters=None, random_state=None):
 def method_names():
     """Names of the registered feature-ranking methods."""
     return sorted(RANKERS)
+
+
+def method_names_by_role(role="method"):
+    """Names of the registered rankers with ``role`` (one of :data:`ROLES`).
+
+    A benchmark of "every method" takes ``method_names_by_role("method")``: it leaves out the
+    random control, which it adds as a baseline, and the paper errors.
+
+    Examples
+    --------
+    >>> method_names_by_role("control")
+    ['random']
+    >>> method_names_by_role("paper-error")
+    ['laplacian_largest_first']
+    """
+    if role not in ROLES:
+        raise ValueError(f"unknown role {role!r}; valid roles: {', '.join(ROLES)}")
+    return sorted(name for name, entry in RANKERS.items() if entry.role == role)
 
 
 def clusterer_names():

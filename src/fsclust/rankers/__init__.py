@@ -13,6 +13,7 @@ from .laplacian import LaplacianScore, LaplacianScoreLargestFirst, laplacian_sco
 from .mcfs import MCFS
 from .pca import PCARanking
 from .qalpha import QAlpha
+from .random_order import RandomRanking
 from .spec import SPEC
 from .uff import UFF
 from .variance import VarianceScore
@@ -34,6 +35,7 @@ __all__ = [
     "LaplacianScoreLargestFirst",
     "PCARanking",
     "QAlpha",
+    "RandomRanking",
     "VarianceScore",
     "constant_features",
     "laplacian_score",
