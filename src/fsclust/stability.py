@@ -41,6 +41,7 @@ __all__ = [
     "FeatureSetStability",
     "clustering_stability",
     "eigengap",
+    "jackknife_pac",
     "kuncheva_index",
     "matched_disagreement",
     "nogueira_stability",
@@ -547,6 +548,61 @@ def proportion_ambiguous_clustering(consensus, u1=0.1, u2=0.9):
     if pairs.size == 0:
         raise ValueError("no pair of samples was drawn together: the PAC is undefined.")
     return float(np.mean((pairs > u1) & (pairs <= u2)))
+
+
+def jackknife_pac(subsamples, labels, n_samples, u1=0.1, u2=0.9):
+    """The PAC of the consensus over all subsamples and its jackknife standard error.
+
+    Leaving subsample r out subtracts its co-clustered and co-sampled counts from the totals
+    of :func:`resampled_consensus_matrix`, so the ``R`` leave-one-out PACs cost ``R`` passes
+    over the ``n x n`` counts, not ``R`` new consensus matrices. The error is the jackknife's,
+    ``sqrt((R - 1) / R * sum_r (PAC_(r) - mean PAC_(.))^2)`` (Efron & Stein 1981).
+
+    Parameters
+    ----------
+    subsamples, labels, n_samples
+        As for :func:`resampled_consensus_matrix`; ``R >= 2``.
+    u1, u2 : float, default=0.1, 0.9
+        As for :func:`proportion_ambiguous_clustering`.
+
+    Returns
+    -------
+    pac : float
+    std_error : float
+
+    Examples
+    --------
+    Three subsamples of three samples that always cluster samples 0 and 1 together:
+
+    >>> jackknife_pac([[0, 1, 2]] * 3, [[0, 0, 1], [1, 1, 0], [0, 0, 1]], 3)
+    (0.0, 0.0)
+    """
+    table = _label_table(subsamples, labels, int(n_samples))
+    R = table.shape[0]
+    if R < 2:
+        raise ValueError(f"the jackknife needs at least 2 subsamples, got {R}.")
+    upper = np.triu_indices(table.shape[1], 1)
+    together = np.zeros(upper[0].size)
+    sampled = np.zeros(upper[0].size)
+    per_subsample = []
+    for codes in table:
+        drawn = (codes[upper[0]] >= 0) & (codes[upper[1]] >= 0)
+        same = drawn & (codes[upper[0]] == codes[upper[1]])
+        per_subsample.append((same, drawn))
+        together += same
+        sampled += drawn
+
+    def pac(t, c):
+        keep = c > 0
+        if not keep.any():
+            raise ValueError("no pair of samples was drawn together: the PAC is undefined.")
+        values = t[keep] / c[keep]
+        return float(np.mean((values > u1) & (values <= u2)))
+
+    full = pac(together, sampled)
+    left_out = np.array([pac(together - same, sampled - drawn)
+                         for same, drawn in per_subsample])
+    return full, float(np.sqrt((R - 1) / R * np.sum((left_out - left_out.mean()) ** 2)))
 
 
 # --- K from the spectrum ------------------------------------------------------------------

@@ -1,0 +1,409 @@
+"""Choose the number of selected features m and of clusters K without labels.
+
+:class:`LabelFreeSelector` wraps any registered ranker. It draws ``R`` subsamples of the
+samples, ranks the features of each once (one ranker fit serves every m; a ranker that takes
+the number of clusters is fitted once per K), clusters every subsample on its top-m features
+for every K of a grid, and scores every (m, K) with label-free criteria computed from the
+resampled partitions (:mod:`fsclust.stability`):
+
+``"stability"``
+    the agreement of the clusterings of two subsamples on the samples they share (adjusted
+    Rand index; Ben-Hur, Elisseeff & Guyon 2002), normalised by that of random labellings of
+    the same cluster sizes (Lange, Roth, Braun & Buhmann 2004), reported as ``1 -`` the
+    normalised instability (1: perfectly stable, about 0: no more stable than chance);
+``"pac"``
+    ``1 -`` consensus clustering's proportion of ambiguous clustering (Monti et al. 2003;
+    Şenbabaoğlu, Michailidis & Li 2014), its standard error by the jackknife over subsamples;
+``"silhouette"``
+    the mean silhouette of each subsample's partition computed on *all* features, a space
+    that does not change with m (Rousseeuw 1987), with its standard error over subsamples.
+
+Beside them, for every m, the stability of the selected feature sets over the subsamples
+(Nogueira, Sechidis & Brown 2018, with its confidence interval, and Kuncheva's 2007 index),
+and, for K, the largest eigengap of the normalised Laplacian of a kNN graph on all features.
+
+The chosen (m, K) maximises the criterion; with ``rule="one-se"`` it is the smallest m, then
+the smallest K, whose value lies within one standard error of the best (Breiman et al.'s
+one-standard-error rule), which prefers the sparser and simpler answer among those the
+resampling cannot tell apart. Labels are never used.
+"""
+
+from __future__ import annotations
+
+import inspect
+from numbers import Integral, Real
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
+from sklearn.base import BaseEstimator, _fit_context
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import threadpool_limits
+
+from fsclust import stability
+from fsclust.graphs import knn_graph, squared_distances
+from fsclust.rankers.base import IntInterval, selected_features
+from fsclust.registry import make_clusterer, make_ranker, ranker_class
+
+#: The criteria a selector can choose by; each column of ``criteria_`` is higher-is-better.
+CRITERIA = ("stability", "pac", "silhouette")
+#: How the chosen (m, K) is picked from the criterion's table.
+RULES = ("best", "one-se")
+
+
+def default_feature_grid(n_features, n_points=10, smallest=5):
+    """About ``n_points`` feature counts spaced geometrically from ``smallest`` to ``d``.
+
+    Examples
+    --------
+    >>> default_feature_grid(1000).tolist()
+    [5, 9, 16, 29, 53, 95, 171, 308, 555, 1000]
+    >>> default_feature_grid(3).tolist()
+    [3]
+    """
+    d = int(n_features)
+    start = min(smallest, d)
+    grid = np.unique(np.round(np.geomspace(start, d, n_points)).astype(int))
+    return np.unique(np.append(grid, d))
+
+
+def _takes(name, parameter):
+    return parameter in inspect.signature(ranker_class(name).__init__).parameters
+
+
+def _subsample_run(X, rows, seed, method, method_params, ranker_ks, grid, ks, clusterer,
+                   clusterer_params):
+    """Rank the features of ``X[rows]`` (once per K of ``ranker_ks``) and cluster its top m for
+    every (m, K): ``{"orders": {K or None: (per m, selected indices)}, "labels": (len(grid),
+    len(ks), len(rows))}``. One BLAS thread, so the result is the same whatever ``n_jobs``."""
+    Xs = X[rows]
+    labels = np.empty((len(grid), len(ks), len(rows)), dtype=np.intp)
+    selected = {}
+    with threadpool_limits(limits=1):
+        for k_rank in ranker_ks:
+            ranker = make_ranker(method, method_params, n_clusters=k_rank, random_state=seed)
+            ranker.fit(Xs)
+            selected[k_rank] = [np.sort(selected_features(ranker, m)) for m in grid]
+        for i, m in enumerate(grid):
+            spaces = {}
+            for j, k in enumerate(ks):
+                key = k if k in selected else None
+                if key not in spaces:
+                    spaces[key] = cluster_space(Xs[:, selected[key][i]])
+                space = spaces[key]
+                model = make_clusterer(clusterer, clusterer_params, n_clusters=k,
+                                       random_state=seed)
+                labels[i, j] = model.fit_predict(space)
+    return selected, labels
+
+
+def mean_silhouette(distances, labels):
+    """The mean silhouette width of a partition (Rousseeuw 1987) from its distance matrix.
+
+    ``s_i = (b_i - a_i) / max(a_i, b_i)`` with ``a_i`` the mean distance of sample i to the
+    other members of its cluster and ``b_i`` the smallest mean distance to another cluster;
+    0 for a singleton and for a partition into one cluster. The mean distances to every
+    cluster come from one product ``D H`` with the one-hot ``H``: the selector asks for
+    thousands of small partitions, where scikit-learn's ``silhouette_samples`` (the same
+    values, a test checks) spends its time validating its input.
+
+    Examples
+    --------
+    >>> D = np.array([[0, 1, 4, 5], [1, 0, 3, 4], [4, 3, 0, 1], [5, 4, 1, 0]], dtype=float)
+    >>> round(mean_silhouette(D, np.array([0, 0, 1, 1])), 6)  # a = 1; b = 4.5, 3.5, 3.5, 4.5
+    0.746032
+    """
+    codes = np.unique(labels, return_inverse=True)[1].ravel()
+    k, n = codes.max() + 1, codes.size
+    if k < 2 or k >= n:
+        return 0.0
+    H = np.zeros((n, k))
+    H[np.arange(n), codes] = 1.0
+    counts = H.sum(axis=0)
+    sums = distances @ H
+    own = counts[codes]
+    a = sums[np.arange(n), codes] / np.maximum(own - 1.0, 1.0)
+    means = sums / counts
+    means[np.arange(n), codes] = np.inf
+    b = means.min(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        widths = np.where(own > 1, (b - a) / np.maximum(a, b), 0.0)
+    return float(np.nan_to_num(widths).mean())
+
+
+def cluster_space(X):
+    """Coordinates with the pairwise distances of the rows of ``X`` in at most n - 1 columns.
+
+    With more features than samples, the centred rows span at most ``n - 1`` dimensions, and
+    their coordinates in that span (``U S`` of a thin SVD) keep every pairwise distance, so
+    k-means (invariant to translations and rotations) fits the same partitions on them, at a
+    cost that no longer grows with m. Otherwise ``X`` itself.
+    """
+    n, m = X.shape
+    if m <= n:
+        return X
+    U, S, _ = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)
+    return U * S
+
+
+class LabelFreeSelector(SelectorMixin, BaseEstimator):
+    """Select the top-m features of a ranking and cluster into K groups, m and K chosen
+    without labels by the stability of resampled results.
+
+    Parameters
+    ----------
+    method : str, default="laplacian"
+        A registered ranker (``fsclust methods``).
+    method_params : dict, default=None
+        Its parameters.
+    n_features : "auto" or int, default="auto"
+        The number of features to keep; ``"auto"``: chosen from ``n_features_grid``.
+    n_clusters : "auto" or int, default="auto"
+        The number of clusters; ``"auto"``: chosen from ``n_clusters_range``.
+    n_features_grid : array-like of int, default=None
+        Candidate m; None: :func:`default_feature_grid` (about 10 values from 5 to d).
+    n_clusters_range : array-like of int, default=None
+        Candidate K; None: 2 to 10 (at most the subsample size minus one).
+    criterion : {"stability", "pac", "silhouette"}, default="stability"
+        The criterion that chooses (module docstring). Every criterion is computed and kept in
+        ``criteria_`` whichever chooses.
+    rule : {"best", "one-se"}, default="one-se"
+        ``"best"``: the (m, K) of the largest criterion value; ``"one-se"``: the smallest m,
+        then the smallest K, within one standard error of it.
+    n_resamples : int, default=30
+        The number of subsamples ``R``.
+    subsample : float, default=0.8
+        The fraction of the samples in each subsample, drawn without replacement (Ben-Hur et
+        al.'s 0.8).
+    clusterer : str, default="kmeans"
+        A registered clusterer, fitted on each subsample's top-m features for each K, and on
+        the whole data for ``labels_``.
+    clusterer_params : dict, default=None
+    n_jobs : int, default=None
+        Subsamples run in parallel (joblib); the result does not depend on it.
+    random_state : int, RandomState instance or None, default=None
+        Draws the subsamples, their seeds and the random labellings.
+
+    Attributes
+    ----------
+    n_features_ : int
+        The chosen m.
+    n_clusters_ : int
+        The chosen K.
+    labels_ : ndarray of shape (n_samples,)
+        The clustering of all samples on the chosen features into K groups.
+    ranker_ : FeatureRanker
+        The ranker fitted on all samples (with K when it takes one).
+    feature_order_ : ndarray of int
+        Feature indices, best first, of ``ranker_``.
+    support_ : ndarray of shape (n_features_in_,), bool
+        The chosen features.
+    criteria_ : pandas.DataFrame
+        One row per (m, K): ``stability``, ``stability_se``, ``pac``, ``pac_se``,
+        ``silhouette``, ``silhouette_se`` (all higher is better), and the feature-set
+        stability of m: ``feature_stability`` (Nogueira's Phi), ``feature_stability_lower``,
+        ``feature_stability_upper`` (its 95 % interval) and ``kuncheva``.
+    eigengap_n_clusters_ : int
+        K at the largest eigengap of the kNN graph on all features (reported).
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.RandomState(0)
+    >>> y = np.repeat([0, 1, 2], 20)
+    >>> X = np.hstack([np.eye(3)[y] * 4 + rng.normal(size=(60, 3)), rng.normal(size=(60, 17))])
+    >>> selector = LabelFreeSelector(method="variance", n_features_grid=[3, 10, 20],
+    ...                              n_clusters_range=[2, 3, 4], n_resamples=10,
+    ...                              random_state=0).fit(X)
+    >>> selector.n_features_, selector.n_clusters_
+    (3, 3)
+    """
+
+    _parameter_constraints: dict = {
+        "method": [str],
+        "method_params": [dict, None],
+        "n_features": [StrOptions({"auto"}), IntInterval(1, None, closed="left")],
+        "n_clusters": [StrOptions({"auto"}), IntInterval(2, None, closed="left")],
+        "n_features_grid": ["array-like", None],
+        "n_clusters_range": ["array-like", None],
+        "criterion": [StrOptions(set(CRITERIA))],
+        "rule": [StrOptions(set(RULES))],
+        "n_resamples": [IntInterval(2, None, closed="left")],
+        "subsample": [Interval(Real, 0, 1, closed="neither")],
+        "clusterer": [str],
+        "clusterer_params": [dict, None],
+        "n_jobs": [Integral, None],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, method="laplacian", method_params=None, *, n_features="auto",
+                 n_clusters="auto", n_features_grid=None, n_clusters_range=None,
+                 criterion="stability", rule="one-se", n_resamples=30, subsample=0.8,
+                 clusterer="kmeans", clusterer_params=None, n_jobs=None, random_state=None):
+        self.method = method
+        self.method_params = method_params
+        self.n_features = n_features
+        self.n_clusters = n_clusters
+        self.n_features_grid = n_features_grid
+        self.n_clusters_range = n_clusters_range
+        self.criterion = criterion
+        self.rule = rule
+        self.n_resamples = n_resamples
+        self.subsample = subsample
+        self.clusterer = clusterer
+        self.clusterer_params = clusterer_params
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Choose m and K on ``X`` and cluster it.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : Ignored
+            Never used: m and K are chosen without labels.
+
+        Returns
+        -------
+        self : LabelFreeSelector
+        """
+        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=4,
+                          ensure_min_features=1)
+        n, d = X.shape
+        size = int(round(self.subsample * n))
+        if not 3 <= size < n:
+            raise ValueError(f"subsample={self.subsample} of {n} samples gives {size}; it must "
+                             "leave at least 3 samples and fewer than all: change subsample.")
+        grid = self._grid(d)
+        ks = self._ks(size)
+        rng = check_random_state(self.random_state)
+        # every random choice is drawn here, before any job, so n_jobs changes nothing
+        seeds = rng.randint(np.iinfo(np.int32).max, size=self.n_resamples + 2)
+        subsamples = [np.sort(check_random_state(int(s)).choice(n, size, replace=False))
+                      for s in seeds[2:]]
+        ranker_ks = list(ks) if _takes(self.method, "n_clusters") else [None]
+        if len(grid) > 1 or len(ks) > 1:
+            runs = Parallel(n_jobs=self.n_jobs)(
+                delayed(_subsample_run)(X, rows, int(s), self.method, self.method_params,
+                                        ranker_ks, grid, ks, self.clusterer,
+                                        self.clusterer_params)
+                for rows, s in zip(subsamples, seeds[2:]))
+            self.criteria_ = self._criteria(X, grid, ks, subsamples, runs, ranker_ks,
+                                            int(seeds[1]))
+            m, k = self._choose(self.criteria_)
+        else:
+            self.criteria_ = pd.DataFrame({"n_features": grid, "n_clusters": ks})
+            m, k = grid[0], ks[0]
+        self.n_features_, self.n_clusters_ = int(m), int(k)
+        self.eigengap_n_clusters_ = self._eigengap(X)
+        seed = int(seeds[0])
+        self.ranker_ = make_ranker(
+            self.method, self.method_params,
+            n_clusters=self.n_clusters_ if ranker_ks != [None] else None,
+            random_state=seed).fit(X)
+        self.feature_order_ = np.asarray(self.ranker_.feature_order_, dtype=np.intp)
+        chosen = np.sort(selected_features(self.ranker_, self.n_features_))
+        self.support_ = np.zeros(d, dtype=bool)
+        self.support_[chosen] = True
+        self.labels_ = make_clusterer(self.clusterer, self.clusterer_params,
+                                      n_clusters=self.n_clusters_,
+                                      random_state=seed).fit_predict(cluster_space(X[:, chosen]))
+        return self
+
+    def _grid(self, d):
+        if self.n_features != "auto":
+            if self.n_features > d:
+                raise ValueError(f"n_features={self.n_features} exceeds the {d} features of X.")
+            return np.array([self.n_features])
+        if self.n_features_grid is None:
+            return default_feature_grid(d)
+        grid = np.unique(np.asarray(self.n_features_grid, dtype=int))
+        if grid.size == 0 or grid[0] < 1 or grid[-1] > d:
+            raise ValueError(f"n_features_grid must hold counts between 1 and the {d} features "
+                             f"of X, got {grid.tolist()}.")
+        return grid
+
+    def _ks(self, size):
+        if self.n_clusters != "auto":
+            ks = np.array([self.n_clusters])
+        elif self.n_clusters_range is None:
+            ks = np.arange(2, min(10, size - 1) + 1)
+        else:
+            ks = np.unique(np.asarray(self.n_clusters_range, dtype=int))
+        if ks.size == 0 or ks[0] < 2 or ks[-1] >= size:
+            raise ValueError(f"the numbers of clusters {ks.tolist()} must lie between 2 and the "
+                             f"subsample size minus one ({size - 1}); change n_clusters_range "
+                             "or subsample.")
+        return ks
+
+    def _criteria(self, X, grid, ks, subsamples, runs, ranker_ks, seed):
+        """The table of every criterion for every (m, K), and the feature-set stability."""
+        n, d = X.shape
+        # the fixed space of the silhouette: all features, whatever m
+        distances = np.sqrt(squared_distances(X))
+        blocks = [distances[np.ix_(s, s)] for s in subsamples]
+        rows = []
+        for i, m in enumerate(grid):
+            feature_sets = {}
+            for k_rank in ranker_ks:
+                Z = np.zeros((len(runs), d), dtype=np.int8)
+                for r, (selected, _) in enumerate(runs):
+                    Z[r, selected[k_rank][i]] = 1
+                feature_sets[k_rank] = Z
+            for j, k in enumerate(ks):
+                labels = [run[1][i, j] for run in runs]
+                Z = feature_sets[k if k in feature_sets else None]
+                phi = (stability.nogueira_stability(Z) if 0 < m < d
+                       else stability.FeatureSetStability(1.0, 0.0, 1.0, 1.0))
+                kuncheva = stability.kuncheva_index(Z) if 0 < m < d else np.nan
+                stable = stability.clustering_stability(subsamples, labels, n, score="ari",
+                                                        random_state=seed)
+                pac, pac_se = stability.jackknife_pac(subsamples, labels, n)
+                silhouettes = np.array([mean_silhouette(within, lab)
+                                        for within, lab in zip(blocks, labels)])
+                rows.append({
+                    "n_features": int(m), "n_clusters": int(k),
+                    "stability": 1.0 - stable.normalized,
+                    "stability_se": stable.normalized_std_error,
+                    "pac": 1.0 - pac, "pac_se": pac_se,
+                    "silhouette": float(silhouettes.mean()),
+                    "silhouette_se": float(silhouettes.std(ddof=1) / np.sqrt(len(silhouettes))),
+                    "feature_stability": phi.stability,
+                    "feature_stability_lower": phi.lower,
+                    "feature_stability_upper": phi.upper,
+                    "kuncheva": kuncheva,
+                })
+        return pd.DataFrame(rows)
+
+    def _choose(self, table):
+        value = table[self.criterion].to_numpy()
+        se = table[f"{self.criterion}_se"].to_numpy()
+        if np.all(np.isnan(value)):
+            raise ValueError(f"criterion {self.criterion!r} is undefined at every (m, K) (one "
+                             "cluster in every subsample?); choose another criterion.")
+        best = int(np.nanargmax(value))
+        if self.rule == "best":
+            pick = best
+        else:
+            within = np.flatnonzero(value >= value[best] - np.nan_to_num(se[best]))
+            # the table runs by m, then K: the first row within reach is the smallest m, then K
+            pick = int(within[0])
+        return table.at[pick, "n_features"], table.at[pick, "n_clusters"]
+
+    def _eigengap(self, X):
+        n = X.shape[0]
+        k_max = int(min(10, n - 1))
+        if k_max < 2:
+            return 1
+        W = knn_graph(X, n_neighbors=min(10, n - 1))
+        return int(stability.eigengap(W, k_max)[0])
+
+    def _get_support_mask(self):
+        check_is_fitted(self, "support_")
+        return self.support_
