@@ -219,14 +219,20 @@ def test_wrong_parameter_value_fails_the_dry_run_in_one_line(tmp_path, kind, wro
     else:
         exp["clusterers"]["bad"] = {"method": clusterer, "params": params}
         name = clusterer
+    line = _dry_run_error_line(work, cfg, f"experiment 'tiny', {kind} 'bad' ({name}): ")
+    assert f"'{parameter}' parameter" in line and allowed in line
+    assert repr(params[parameter]) in line or str(params[parameter]) in line
+
+
+def _dry_run_error_line(work, cfg, prefix):
+    """The one line starting with ``prefix`` of the failing dry run of ``cfg``."""
     (work / "tiny.yaml").write_text(yaml.safe_dump(cfg))
     proc = _snakemake(work, "--cores", "1", "--dry-run")
     assert proc.returncode != 0
     lines = [line for line in (proc.stdout + proc.stderr).splitlines()
-             if line.startswith(f"experiment 'tiny', {kind} 'bad' ({name}): ")]
+             if line.startswith(prefix)]
     assert len(lines) == 1, proc.stderr[-3000:]
-    assert f"'{parameter}' parameter" in lines[0] and allowed in lines[0]
-    assert repr(params[parameter]) in lines[0] or str(params[parameter]) in lines[0]
+    return lines[0]
 
 
 @pytest.mark.parametrize("kind", ["method", "clusterer"])
@@ -238,13 +244,8 @@ def test_wrong_value_in_a_grid_fails_the_dry_run_in_one_line(tmp_path, kind):
     name = ranker if kind == "method" else clusterer
     cfg["experiments"]["tiny"][f"{kind}s"]["bad"] = {
         "method": name, "name": "bad-k{n_neighbors}", "grid": {parameter: [5, -3]}}
-    (work / "tiny.yaml").write_text(yaml.safe_dump(cfg))
-    proc = _snakemake(work, "--cores", "1", "--dry-run")
-    assert proc.returncode != 0
-    lines = [line for line in (proc.stdout + proc.stderr).splitlines()
-             if line.startswith(f"experiment 'tiny', {kind} 'bad-k-3' ({name}): ")]
-    assert len(lines) == 1, proc.stderr[-3000:]
-    assert f"'{parameter}' parameter" in lines[0] and allowed in lines[0]
+    line = _dry_run_error_line(work, cfg, f"experiment 'tiny', {kind} 'bad-k-3' ({name}): ")
+    assert f"'{parameter}' parameter" in line and allowed in line
 
 
 def test_a_clusterer_grid_is_planned_and_a_key_collision_named_in_one_line(tmp_path):
