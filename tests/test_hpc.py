@@ -45,7 +45,6 @@ SUBMITTED_RULES = [
     "evaluate",
     "evaluate_all_features",
     "evaluate_dataset",
-    "zeng2009_grid",
 ]
 
 
@@ -106,7 +105,7 @@ def slurm_dry_runs(tmp_path_factory):
 def test_dry_run_requests_each_rules_memory_and_runtime_and_no_partition(slurm_dry_runs):
     jobs = slurm_dry_runs["attempt1"]
     rules = {rule for rule, _ in jobs}
-    assert {"prepare", "evaluate_dataset", "zeng2009_grid", "zeng2009_report"} <= rules
+    assert {"prepare", "evaluate_dataset", "evaluate_all_features", "zeng2009_report"} <= rules
     for (rule, wildcards), job in jobs.items():
         res = job["resources"]
         assert int(res["mem_mb"]) > 0 and int(res["runtime"]) > 0, (rule, res)

@@ -105,20 +105,71 @@ def test_variant_rows_are_marked_and_table1_rows_compare_sizes():
     assert feats["diff"] == 543 and feats["note"].startswith("substitute dataset; ")
 
 
+def _config():
+    from pathlib import Path
+
+    import yaml
+
+    root = Path(__file__).resolve().parents[1]
+    return yaml.safe_load((root / "config/experiments/zeng2008.yaml").read_text())
+
+
+def _two_far_groups(seed=0):
+    """Two tight, far apart groups in 300 dimensions: at t = 0.0025 max d^2 no affinity
+    reaches 1e-6; the groups are still two components of the graph (eigen-gap after c = 2)."""
+    rng = np.random.default_rng(seed)
+    X = np.vstack([rng.normal(0, 1, (10, 300)), rng.normal(3, 1, (10, 300))])
+    return X, np.repeat([0, 1], 10)
+
+
+def test_ncut_diagnostics_describe_the_graph_and_change_no_partition():
+    """``compute_diagnostics`` adds the graph's spectrum and the cluster sizes beside the cut
+    (reported through the tag only then); the partition is the one without them."""
+    from fsclust.cluster import NormalizedCut
+    from fsclust.cluster.ncut import ncut_spectrum
+    from fsclust.cluster.tags import reported_attributes
+    from fsclust.graphs import heat_affinity, squared_distances
+
+    X, _ = _two_far_groups()
+    W, t = heat_affinity(squared_distances(X), t_rule="zeng2008", return_bandwidth=True)
+    np.fill_diagonal(W, 0.0)
+    for params in ({}, {"discretization": "ncutW", "offset": 0.5, "min_affinity": 1e-6}):
+        plain = NormalizedCut(2, t_rule="zeng2008", random_state=0, **params).fit(X)
+        model = NormalizedCut(2, t_rule="zeng2008", random_state=0, compute_diagnostics=True,
+                              **params).fit(X)
+        assert np.array_equal(model.labels_, plain.labels_)
+        assert reported_attributes(plain) == () and "spectrum_" in reported_attributes(model)
+        assert not hasattr(plain, "spectrum_")
+        # the graph before the toolbox's sparsification, whatever the reading
+        assert model.t_ == t and model.max_affinity_ == W.max() < 1e-6
+        assert model.n_samples_without_affinity_ == 20
+        assert np.array_equal(model.spectrum_, ncut_spectrum(W, 3))
+        assert model.cluster_sizes_.sum() == 20
+        assert list(model.cluster_sizes_) == sorted(model.cluster_sizes_, reverse=True)
+
+
 def test_ncut_graph_table_shows_a_disconnected_graph(tmp_path):
+    """The table from the evaluate step's rows, with the experiment's declared readings."""
+    from fsclust import steps
     from fsclust.datasets.store import Dataset, save_dataset
 
-    rng = np.random.default_rng(0)
-    # two tight, far apart groups in 300 dimensions: at t = 0.0025 max d^2 no affinity
-    # reaches 1e-6; the groups are still two components of the graph (eigen-gap after c = 2)
-    X = np.vstack([rng.normal(0, 1, (10, 300)), rng.normal(3, 1, (10, 300))])
+    X, y = _two_far_groups()
     path = tmp_path / "monti-leukemia.npz"
-    save_dataset(Dataset(X=X, y=np.repeat([0, 1], 10), feature_names=[f"g{j}" for j in range(300)],
+    save_dataset(Dataset(X=X, y=y, feature_names=[f"g{j}" for j in range(300)],
                          sample_names=[f"s{i}" for i in range(20)]), path)
-    table = zeng2008.ncut_graph_table([path])
-    assert list(table["ncut"]) == list(zeng2008.NCUT_READINGS)
+    config = _config()
+    block = config["papers"]["zeng2008"]
+    experiment = config["experiments"][block["experiments"]["ncut_graph"]]
+    steps.evaluate(path, tmp_path / "sweep.tsv", dataset="monti-leukemia", methods={},
+                   rankings_dir=None, seeds=experiment["seeds"],
+                   clusterers=experiment["clusterers"], grid_spec="all",
+                   metrics=experiment["metrics"], baseline=True)
+    readings = block["ncut_readings"]
+    table = zeng2008.ncut_graph_table(pd.read_csv(tmp_path / "sweep.tsv", sep="\t"), readings)
+    assert list(table["ncut"]) == list(readings.values())
     assert (table["samples_without_affinity_1e-6"] == 20).all()
     assert (table["dataset"] == "LEUKEMIA").all()
+    assert (table["n_samples"] == 20).all() and (table["n_classes"] == 2).all()
     shi = table[table["ncut"].str.startswith("Shi ncutW")].iloc[0]
     # Shi's code sees an empty graph: one cluster holds (almost) every sample
     assert shi["cluster_sizes"] in ("20", "19 + 1") and shi["largest_cluster_share"] >= 0.95
@@ -129,6 +180,21 @@ def test_ncut_graph_table_shows_a_disconnected_graph(tmp_path):
     ours = table[table["ncut"].str.startswith("ours")].iloc[0]
     assert ours["acc"] == 1.0 and ours["cluster_sizes"] == "10 + 10"
     assert shi["acc"] < 1.0
+
+
+def test_the_ncut_readings_are_the_curves_clusterer_and_shis_toolbox():
+    config = _config()
+    for name in ("zeng2008", "zeng2008-small"):
+        block = config["papers"][name]
+        graph = config["experiments"][block["experiments"]["ncut_graph"]]
+        genes = config["experiments"][block["experiments"]["genes"]]
+        assert graph["datasets"] == genes["datasets"] and graph["methods"] == {}
+        assert list(graph["clusterers"]) == list(block["ncut_readings"])
+        # our reading is the curves' clusterer, with the diagnostics and the table's one seed
+        ours = graph["clusterers"]["ncut"]["params"]
+        assert {k: v for k, v in ours.items() if k not in ("random_state", "compute_diagnostics")
+                } == genes["clusterers"]["ncut"]["params"]
+        assert all(c["params"]["compute_diagnostics"] for c in graph["clusterers"].values())
 
 
 def test_schema_accepts_the_config_blocks_and_rejects_a_wrong_key():
@@ -181,7 +247,8 @@ def test_paper_target_runs_end_to_end(tmp_path, mirror):
     primary_pie = table[(table["dataset"] == "PIEC27_5p") & ~variant]
     assert {"Table 1", "Fig. 2"} <= set(primary_pie["table_or_figure"])
     ncut = pd.read_csv(out / "tables/ncut_graph.tsv", sep="\t")
-    assert set(ncut["dataset"]) == {"LEUKEMIA"} and len(ncut) == len(zeng2008.NCUT_READINGS)
+    readings = _config()["papers"]["zeng2008-small"]["ncut_readings"]
+    assert set(ncut["dataset"]) == {"LEUKEMIA"} and list(ncut["ncut"]) == list(readings.values())
     summary = pd.read_csv(work / "results/reproduction.tsv", sep="\t")
     mine = summary[summary["paper_key"] == "zeng2008-small"]
     assert len(mine) == len(table.drop_duplicates())

@@ -1,7 +1,8 @@
-"""Zeng & Cheung 2009 on the paper layer: LLC-fs's (k, lambda) grid, ranked by the generic
-evaluate step from a method spec with a `grid:`, agrees run for run with the experiment's LLC-fs;
-Table 2 picks LLC's best grid point and says it was chosen with the labels, the claims are
-judged on the numbers, and the paper block's schema."""
+"""Zeng & Cheung 2009 on the paper layer: LLC-fs's and LLC's (k, lambda) grids, run by the
+generic evaluate step from a method spec and a clusterer spec with a `grid:`, agree run for run
+with the experiment's LLC-fs and with LLC fitted with each run's stream (LLC fitted once per
+point); Table 2 picks LLC's best grid point and says it was chosen with the labels, the claims
+are judged on the numbers, and the paper block's schema."""
 
 from pathlib import Path
 
@@ -33,21 +34,46 @@ def _two_informative(n=80, d=8, seed=0):
 
 
 SEEDS = [0, 1, 2]
+GRID = {"n_neighbors": [10, 20], "lam": [0.5, 1.0]}
 #: LLC-fs's grid as the grid experiments declare it
 LLCFS_GRID = {"llcfs": {"method": "llcfs", "seed_key": "llcfs",
-                        "name": "llcfs-k{n_neighbors}-lam{lam}",
-                        "grid": {"n_neighbors": [10, 20], "lam": [0.5, 1.0]}}}
+                        "name": "llcfs-k{n_neighbors}-lam{lam}", "grid": GRID}}
+#: LLC's, as the LLC grid experiments declare it: a clusterer grid on all features
+LLC_GRID = {"llc": {"method": "llc", "seed_key": "llc", "name": "llc-k{n_neighbors}-lam{lam}",
+                    "grid": GRID}}
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    """LLC's grid (the paper step) and LLC-fs's (the evaluate step on the expanded grid, no
-    clusterer: rankings and each run's own clustering), as the report combines them."""
+def _save_toy(root):
     X, y = _two_informative()
-    root = tmp_path_factory.mktemp("zeng2009")
     data = root / "toy.npz"
     save_dataset(Dataset(X=X, y=y, feature_names=[f"f{j}" for j in range(X.shape[1])],
                          sample_names=[f"s{i}" for i in range(len(y))]), data)
+    return X, y, data
+
+
+@pytest.fixture(scope="module")
+def llc_fits():
+    """Every LLC fit of the LLC grid's evaluate step (counted through LLC.fit)."""
+    from fsclust.cluster.llc import LLC
+
+    fits, fit = [], LLC.fit
+
+    def counted(self, X, y=None):
+        fits.append(self.get_params())
+        return fit(self, X, y)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(LLC, "fit", counted)
+        yield fits
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory, llc_fits):
+    """LLC-fs's grid (the evaluate step on the expanded method grid, no clusterer: rankings
+    and each run's own clustering) and LLC's (the evaluate step on the expanded clusterer
+    grid, all features only), as the report combines them."""
+    root = tmp_path_factory.mktemp("zeng2009")
+    X, y, data = _save_toy(root)
     methods = expand_grids(LLCFS_GRID)
     steps.evaluate(data, root / "sweep.tsv", dataset="toy", methods=methods,
                    rankings_dir=root / "rankings", seeds=SEEDS, clusterers={},
@@ -56,15 +82,19 @@ def runs(tmp_path_factory):
         **spec["params"], "ranking": root / "rankings" / key / "seed0.tsv",
         "sidecars": {seed: root / "rankings" / key / f"seed{seed}.json" for seed in SEEDS}}
         for key, spec in methods.items()}}, ["acc", "nmi"])
-    points = [{"n_neighbors": k, "lam": lam} for k in (10, 20, 200) for lam in (0.5, 1.0)]
-    llc = zeng2009.llc_grid_runs(X, y, dataset="toy", points=points, seeds=SEEDS,
-                                 metrics=["acc", "nmi"])
+    clusterers = expand_grids(LLC_GRID, "clusterer")
+    steps.evaluate(data, root / "llc.tsv", dataset="toy", methods={}, rankings_dir=None,
+                   seeds=SEEDS, clusterers=clusterers, grid_spec="all",
+                   metrics=["acc", "nmi"], baseline=True)
+    sweeps = pd.read_csv(root / "llc.tsv", sep="\t")
+    llc = zeng2009.llc_grid_runs(sweeps, {k: c["params"] for k, c in clusterers.items()},
+                                 ["acc", "nmi"])
     return X, y, zeng2009.grid_runs(llc, llcfs, ["toy"])
 
 
-def test_grid_has_every_point_run_and_method_and_leaves_out_an_impossible_k(runs):
+def test_grid_has_every_point_run_and_method(runs):
     _, _, table = runs
-    # LLC's k = 200 >= n is left out; 2 k x 2 lambda x 2 methods x 3 runs
+    # 2 k x 2 lambda x 2 methods x 3 runs
     assert len(table) == 2 * 2 * 2 * 3
     assert set(table["n_neighbors"]) == {10, 20}
     assert set(table["method"]) == {"llc", "llcfs"}
@@ -87,6 +117,41 @@ def test_grid_llcfs_is_the_experiments_llcfs_run_for_run(runs):
                                                                 "nmi": row["nmi"]}
         assert row["n_iter"] == direct.n_iter_
         assert row["trace"] == direct.objective_history_[-1]
+
+
+def test_grid_llc_is_llc_fitted_with_each_runs_stream_and_fitted_once_per_point(runs,
+                                                                                  llc_fits):
+    """Every point of LLC's clusterer grid draws the stream of the clusterer key llc
+    (seed_key); the evaluate step fits each point once and relabels the other runs (LLC's tag
+    `relabels`), with the labels and diagnostics of a fit with the run's stream."""
+    from fsclust.cluster.llc import LLC
+
+    X, y, table = runs
+    assert len(llc_fits) == 2 * 2  # one fit per point, not per point and run
+    assert sorted((p["n_neighbors"], p["lam"]) for p in llc_fits) == [
+        (10, 0.5), (10, 1.0), (20, 0.5), (20, 1.0)]
+    for seed in SEEDS:
+        direct = LLC(n_clusters=2, n_neighbors=20, lam=1.0,
+                     random_state=derive_seed(seed, "toy", "llc")).fit(X)
+        row = table[(table["method"] == "llc") & (table["n_neighbors"] == 20)
+                    & (table["lam"] == 1.0) & (table["seed"] == seed)].iloc[0]
+        assert evaluate(y, direct.labels_, ["acc", "nmi"]) == pytest.approx(
+            {"acc": row["acc"], "nmi": row["nmi"]}, rel=1e-9)
+        assert row["trace"] == pytest.approx(direct.objective_, rel=1e-9)
+        assert (row["n_isolated"], row["n_components"]) == (direct.n_isolated_,
+                                                            direct.n_components_)
+        assert row["effective_features"] == X.shape[1]
+
+
+def test_an_impossible_k_in_llcs_grid_fails_the_evaluate_step(tmp_path):
+    """k >= n has no neighbourhood: the step fails with LLC's message, no point is dropped."""
+    _, _, data = _save_toy(tmp_path)
+    impossible = {"n_neighbors": [200], "lam": [1.0]}
+    clusterers = expand_grids({"llc": {**LLC_GRID["llc"], "grid": impossible}}, "clusterer")
+    with pytest.raises(ValueError, match="n_neighbors=200"):
+        steps.evaluate(data, tmp_path / "llc.tsv", dataset="toy", methods={},
+                       rankings_dir=None, seeds=SEEDS, clusterers=clusterers,
+                       grid_spec="all", metrics=["acc"], baseline=True)
 
 
 def test_grid_summary_and_table2_pick_llcs_best_point_and_mark_it(runs):
@@ -187,14 +252,24 @@ def test_schema_accepts_the_config_blocks_and_rejects_a_wrong_key():
         "n_neighbors": 30, "lam": 1.0}
     with pytest.raises(Exception, match="top_pixel"):
         _schema_validate(dict(paper, top_pixel=15))
-    # LLC-fs's grids are the grid experiments' (one declaration; LLC's grid takes their points)
+    # the grids are the grid experiments' (one declaration each), not the paper block's
     with pytest.raises(Exception, match="grids"):
         _schema_validate(dict(paper, grids={"digits": {"n_neighbors": [30], "lam": [1.0]}}))
-    for role in ("grid_digits", "grid_genes"):
-        (spec,) = config["experiments"][paper["experiments"][role]]["methods"].values()
-        assert spec["method"] == "llcfs" and spec["seed_key"] == paper["llcfs"]
-        assert (paper["default"]["n_neighbors"] in spec["grid"]["n_neighbors"]
-                and paper["default"]["lam"] in spec["grid"]["lam"])
+    for name in ("zeng2009", "zeng2009-small"):
+        roles = config["papers"][name]["experiments"]
+        for role in ("grid_digits", "grid_genes"):
+            grid = config["experiments"][roles[role]]
+            (spec,) = grid["methods"].values()
+            assert spec["method"] == "llcfs" and spec["seed_key"] == paper["llcfs"]
+            assert (paper["default"]["n_neighbors"] in spec["grid"]["n_neighbors"]
+                    and paper["default"]["lam"] in spec["grid"]["lam"])
+            # LLC at the same points, on the same datasets, all features only
+            llc_grid = config["experiments"][roles[f"llc_{role}"]]
+            (llc,) = llc_grid["clusterers"].values()
+            assert llc["method"] == "llc" and llc["seed_key"] == "llc"
+            assert llc["grid"] == spec["grid"] and llc_grid["datasets"] == grid["datasets"]
+            assert llc_grid["seeds"] == grid["seeds"]
+            assert llc_grid["methods"] == {} and llc_grid["all_features"]
 
 
 @pytest.mark.workflow

@@ -245,3 +245,52 @@ def test_a_sweep_that_cannot_be_written_leaves_no_rankings(blobs, tmp_path, monk
         _evaluate(data, tmp_path, {"variance": {"method": "variance"}})
     leftovers = [p.name for p in (tmp_path / "job").iterdir()] if (tmp_path / "job").exists() else []
     assert leftovers == []
+
+
+def test_a_clusterer_seed_key_draws_that_keys_stream(blobs, tmp_path):
+    """Every point of a clusterer grid may draw one clusterer's stream (``seed_key``): its
+    partition is that of a fit with ``derive_seed(seed, dataset, seed_key)``."""
+    from fsclust.registry import make_clusterer
+
+    data, X, y = blobs
+    clusterers = {"km": {"method": "kmeans", "params": {"n_init": 1}, "seed_key": "kmeans"},
+                  "kmeans": {"method": "kmeans", "params": {"n_init": 1}}}
+    steps.evaluate(str(data), str(tmp_path / "sweep.tsv"), dataset="blobs", methods={},
+                   rankings_dir=None, seeds=[0, 1, 2], clusterers=clusterers, grid_spec="all",
+                   metrics=["acc", "nmi"], baseline=True)
+    rows = pd.read_csv(tmp_path / "sweep.tsv", sep="\t")
+    km, own = (rows[rows["clusterer"] == k].set_index("seed") for k in ("km", "kmeans"))
+    assert km[["acc", "nmi"]].equals(own[["acc", "nmi"]])
+    from fsclust.metrics import evaluate
+
+    for seed in (0, 1, 2):
+        labels = make_clusterer("kmeans", {"n_init": 1}, n_clusters=3,
+                                random_state=derive_seed(seed, "blobs", "kmeans")).fit(X).labels_
+        assert evaluate(y, labels, ["acc"])["acc"] == pytest.approx(km.loc[seed, "acc"],
+                                                                   rel=1e-9)
+
+
+def test_sweep_rows_carry_the_attributes_a_clusterer_reports(blobs, tmp_path):
+    """LLC reports its objective, isolated samples and components (its tag), one column each;
+    a clusterer that reports nothing leaves them empty, and a job without reporting
+    clusterers writes exactly the fixed columns."""
+    from fsclust.cluster.llc import LLC
+
+    data, X, y = blobs
+    clusterers = {"llc": {"method": "llc", "params": {"n_neighbors": 10}},
+                  "kmeans": {"method": "kmeans", "params": {"n_init": 2}}}
+    steps.evaluate(str(data), str(tmp_path / "sweep.tsv"), dataset="blobs", methods={},
+                   rankings_dir=None, seeds=[0, 1], clusterers=clusterers, grid_spec="all",
+                   metrics=["acc"], baseline=True)
+    rows = pd.read_csv(tmp_path / "sweep.tsv", sep="\t")
+    assert list(rows.columns) == [*steps.SWEEP_KEYS, "acc", "in_grid", "selected_by",
+                                  "objective", "n_isolated", "n_components"]
+    direct = LLC(n_clusters=3, n_neighbors=10).fit(X)
+    llc = rows[rows["clusterer"] == "llc"]
+    assert llc["objective"].tolist() == pytest.approx([direct.objective_] * 2, rel=1e-9)
+    assert (llc["n_isolated"] == direct.n_isolated_).all()
+    assert (llc["n_components"] == direct.n_components_).all()
+    assert rows.loc[rows["clusterer"] == "kmeans", ["objective", "n_isolated"]].isna().all().all()
+    out = _evaluate(data, tmp_path, {}, baseline=True)
+    assert list(pd.read_csv(out / "sweep.tsv", sep="\t").columns) == [
+        *steps.SWEEP_KEYS, "acc", "nmi", "in_grid", "selected_by"]

@@ -219,14 +219,51 @@ def test_wrong_parameter_value_fails_the_dry_run_in_one_line(tmp_path, kind, wro
     else:
         exp["clusterers"]["bad"] = {"method": clusterer, "params": params}
         name = clusterer
+    line = _dry_run_error_line(work, cfg, f"experiment 'tiny', {kind} 'bad' ({name}): ")
+    assert f"'{parameter}' parameter" in line and allowed in line
+    assert repr(params[parameter]) in line or str(params[parameter]) in line
+
+
+def _dry_run_error_line(work, cfg, prefix):
+    """The one line starting with ``prefix`` of the failing dry run of ``cfg``."""
     (work / "tiny.yaml").write_text(yaml.safe_dump(cfg))
     proc = _snakemake(work, "--cores", "1", "--dry-run")
     assert proc.returncode != 0
     lines = [line for line in (proc.stdout + proc.stderr).splitlines()
-             if line.startswith(f"experiment 'tiny', {kind} 'bad' ({name}): ")]
+             if line.startswith(prefix)]
     assert len(lines) == 1, proc.stderr[-3000:]
-    assert f"'{parameter}' parameter" in lines[0] and allowed in lines[0]
-    assert repr(params[parameter]) in lines[0] or str(params[parameter]) in lines[0]
+    return lines[0]
+
+
+@pytest.mark.parametrize("kind", ["method", "clusterer"])
+def test_wrong_value_in_a_grid_fails_the_dry_run_in_one_line(tmp_path, kind):
+    """A grid's points are checked as plain specs: the bad point's variant key is named."""
+    ranker, clusterer, params, parameter, allowed = _WRONG_VALUES["range"]
+    work = _workdir(tmp_path, "bad-grid")
+    cfg = yaml.safe_load(yaml.safe_dump(TINY))
+    name = ranker if kind == "method" else clusterer
+    cfg["experiments"]["tiny"][f"{kind}s"]["bad"] = {
+        "method": name, "name": "bad-k{n_neighbors}", "grid": {parameter: [5, -3]}}
+    line = _dry_run_error_line(work, cfg, f"experiment 'tiny', {kind} 'bad-k-3' ({name}): ")
+    assert f"'{parameter}' parameter" in line and allowed in line
+
+
+def test_a_clusterer_grid_is_planned_and_a_key_collision_named_in_one_line(tmp_path):
+    work = _workdir(tmp_path, "clusterer-grid")
+    cfg = yaml.safe_load(yaml.safe_dump(TINY))
+    cfg["experiments"]["tiny"]["clusterers"]["km"] = {
+        "method": "kmeans", "seed_key": "kmeans", "name": "km{n_init}",
+        "grid": {"n_init": [2, 3]}}
+    (work / "tiny.yaml").write_text(yaml.safe_dump(cfg))
+    assert _snakemake(work, "--cores", "1", "--dry-run").returncode == 0
+    # a variant named like another clusterer of the experiment
+    cfg["experiments"]["tiny"]["clusterers"]["km"]["name"] = "ncut{n_init}"
+    cfg["experiments"]["tiny"]["clusterers"]["ncut2"] = {"method": "ncut"}
+    (work / "tiny.yaml").write_text(yaml.safe_dump(cfg))
+    proc = _snakemake(work, "--cores", "1", "--dry-run")
+    assert proc.returncode != 0
+    assert ("experiments.tiny.clusterers: clusterer 'km': grid variant 'ncut2' is already a "
+            "clusterer of the experiment") in proc.stdout + proc.stderr
 
 
 def test_every_shipped_experiment_passes_the_parameter_checks(tmp_path):

@@ -423,6 +423,8 @@ def evaluate(data_path, sweep_path, *, dataset, methods, rankings_dir, seeds, cl
         method_dirs = {key: (folder / key if nested else folder) for key in order}
         references.update(method_dirs)  # later methods of this job read earlier ones there
         rankers = _Rankers(methods, order, class_draw, references)
+        # clusterers that only relabel per seed, fitted once for every repeat of one view
+        fitted = None if class_draw else {}
         frames = []
         for seed, ds in _repeats(data_path, dataset, seeds, class_draw):
             runs = [_record_ranking(ds, dataset, seed, key, methods[key], grid_spec,
@@ -432,7 +434,7 @@ def evaluate(data_path, sweep_path, *, dataset, methods, rankings_dir, seeds, cl
                 d = ds.X.shape[1]
                 runs.append(_Run(ALL_FEATURES, np.arange(d), [d], {d}, {}))
             if ds.y is not None and clusterers:  # unlabelled toy sets: rankings only
-                frames += [_sweep_run(ds, dataset, seed, run, clusterers, metrics)
+                frames += [_sweep_run(ds, dataset, seed, run, clusterers, metrics, fitted)
                            for run in runs]
         write_table_atomic(_sweep_table(frames, metrics), sweep_path, float_format="%.10g")
 
@@ -517,18 +519,21 @@ def _record_ranking(ds, dataset, seed, key, spec, grid_spec, fitted, references,
     return _Run(key, selection, points, grid, marks, spec.get("clusterers"))
 
 
-def _sweep_run(ds, dataset, seed, run, clusterers, metrics):
+def _sweep_run(ds, dataset, seed, run, clusterers, metrics, fitted=None):
     """Cluster one run's selections with its clusterers; the rows of the sweep TSV.
 
     Every method's clusterer draws the same seed (the curves of different methods are
-    paired)."""
+    paired); a clusterer's ``seed_key`` makes it draw another key's stream (every point of a
+    clusterer grid the stream of one clusterer). ``fitted``: see
+    :func:`fsclust.sweep.sweep_fits`."""
     from fsclust.sweep import run_sweep
 
     start = time.perf_counter()
     used = {k: clusterers[k] for k in (run.clusterers or clusterers)}
     result = run_sweep(ds.X, ds.y, run.selection, run.points, used, n_clusters=ds.n_classes,
-                       random_states={k: derive_seed(seed, dataset, k) for k in used},
-                       metrics=metrics)
+                       random_states={k: derive_seed(seed, dataset, spec.get("seed_key", k))
+                                      for k, spec in used.items()},
+                       metrics=metrics, fitted=fitted)
     log.info("%s / %s seed %d: %d clusterer(s) x %d points in %.2f s", dataset, run.key, seed,
              len(used), len(run.points), time.perf_counter() - start)
     for name, value in (("seed", seed), ("method", run.key), ("dataset", dataset)):
@@ -541,11 +546,13 @@ def _sweep_run(ds, dataset, seed, run, clusterers, metrics):
 
 
 def _sweep_table(frames, metrics):
-    """The job's sweep TSV: every run's rows, in the fixed column order."""
+    """The job's sweep TSV: every run's rows, in the fixed column order, then the attributes
+    the clusterers report (:func:`fsclust.sweep.reported_values`), if any."""
     columns = [*SWEEP_KEYS, *metrics, "in_grid", "selected_by"]
     if not frames:
         return pd.DataFrame(columns=columns)
-    return pd.concat(frames, ignore_index=True)[columns]
+    table = pd.concat(frames, ignore_index=True)
+    return table[columns + [c for c in table.columns if c not in columns]]
 
 
 def aggregate(sweep_paths, metrics, out, skipped=None, figures_dir=None, datasets=(),

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 
 from fsclust.cluster import distance_space
+from fsclust.cluster.tags import relabels, reported_attributes
 from fsclust.cluster.kernel_kmeans import scale_features, scaled_sq_distances
 from fsclust.graphs import squared_distances
 from fsclust.metrics import evaluate
@@ -87,12 +90,48 @@ def accumulated_sq_distances(X, ranking, grid):
 
 
 def sweep_labels(X, ranking, grid, clusterers, *, n_clusters, random_states,
-                 reuse_distances=True):
+                 reuse_distances=True, fitted=None):
     """The partitions of :func:`run_sweep`, before scoring: ``{(key, m): labels}``.
 
     Parameters are those of :func:`run_sweep`. The models are fitted for the m of ``grid`` in
     ascending order, each from scratch and with its clusterer's seed, so the order changes
     nothing but the cost.
+    """
+    fits = sweep_fits(X, ranking, grid, clusterers, n_clusters=n_clusters,
+                      random_states=random_states, reuse_distances=reuse_distances,
+                      fitted=fitted)
+    return {point: labels for point, (labels, _) in fits.items()}
+
+
+def reported_values(model):
+    """The attributes the fitted ``model`` reports (its tag ``reported_attributes``), named
+    without the trailing underscore; an array becomes a JSON list, one table cell.
+
+    Examples
+    --------
+    >>> from fsclust.cluster import LLC
+    >>> X = np.array([[0.0], [0.1], [0.2], [5.0], [5.1], [5.2]])
+    >>> sorted(reported_values(LLC(n_neighbors=2, random_state=0).fit(X)))
+    ['n_components', 'n_isolated', 'objective']
+    """
+    values = {}
+    for name in reported_attributes(model):
+        if hasattr(model, name):
+            value = np.asarray(getattr(model, name))
+            values[name.rstrip("_")] = (value.item() if value.ndim == 0
+                                        else json.dumps(value.tolist()))
+    return values
+
+
+def sweep_fits(X, ranking, grid, clusterers, *, n_clusters, random_states,
+               reuse_distances=True, fitted=None):
+    """:func:`sweep_labels` with what each model reports: ``{(key, m): (labels, values)}``,
+    ``values`` from :func:`reported_values`.
+
+    ``fitted``: a dict kept by the caller across the repeats of one view of the data. A
+    clusterer whose runs differ only by the discretisation (tag ``relabels``) and that needs
+    the features themselves is then fitted once per selected set, at the first repeat, and
+    later repeats call its ``relabel`` with their seed: the labels of a fit with that seed.
     """
     X = np.asarray(X, dtype=float)
     # a method whose subsets are not nested (FSFS: one subset per size) gives {m: indices}
@@ -114,6 +153,10 @@ def sweep_labels(X, ranking, grid, clusterers, *, n_clusters, random_states,
 
     # the squared distances each clusterer's fit accepts (its tag), None: it needs the features
     space = {key: distance_space(build(key)) if reuse_distances else None for key in clusterers}
+    # fitted once per selected set when the caller keeps the fits: the fit then depends on
+    # the selected columns alone (no accumulated distances)
+    once = {key: fitted is not None and space[key] is None and relabels(build(key))
+            for key in clusterers}
     # One running sum per feature space, shared by every clusterer of that space: the raw
     # features, and the z-scored ones (both kernel k-means scalings: z-scoring acts on each
     # column alone, and "zscore-sqrt-d" only divides the squared distances by m).
@@ -125,7 +168,7 @@ def sweep_labels(X, ranking, grid, clusterers, *, n_clusters, random_states,
     if {"zscore", "zscore-sqrt-d"} & set(space.values()):
         running["zscore"] = accumulated_sq_distances(scale_features(X, "zscore"), ranking,
                                                      below_d)
-    labels = {}
+    fits = {}
     for m in steps:
         current = {name: next(sums)[1] for name, sums in running.items()} if m < d else {}
         # The selected set, in the data's column order: clusterers are invariant to column
@@ -133,7 +176,8 @@ def sweep_labels(X, ranking, grid, clusterers, *, n_clusters, random_states,
         # different order), and on Zeng & Cheung 2008's nearly disconnected Ncut graphs that
         # round-off changed the partition. Sorting makes "top-d of any ranking" identical
         # to "all features".
-        Xm = X[:, np.sort(subsets[m] if subsets is not None else ranking[:m])]
+        columns = np.sort(subsets[m] if subsets is not None else ranking[:m])
+        Xm = X[:, columns]
         shared = {}
         for key in clusterers:
             kind = space[key]
@@ -147,13 +191,22 @@ def sweep_labels(X, ranking, grid, clusterers, *, n_clusters, random_states,
                     shared[kind] = current["zscore"] / m
                 else:
                     shared[kind] = current[kind]
-            fit_params = {} if kind is None else {"sq_distances": shared[kind]}
-            labels[key, m] = build(key).fit_predict(Xm, **fit_params)
-    return labels
+            if once[key]:
+                cached = (key, columns.tobytes())
+                if cached in fitted:
+                    model = fitted[cached]
+                    fits[key, m] = (model.relabel(random_states[key]), reported_values(model))
+                    continue
+                model = fitted[cached] = build(key).fit(Xm)
+            else:
+                fit_params = {} if kind is None else {"sq_distances": shared[kind]}
+                model = build(key).fit(Xm, **fit_params)
+            fits[key, m] = (model.labels_, reported_values(model))
+    return fits
 
 
 def run_sweep(X, y, ranking, grid, clusterers, *, n_clusters, random_states,
-              metrics=("acc", "nmi", "ari"), reuse_distances=True):
+              metrics=("acc", "nmi", "ari"), reuse_distances=True, fitted=None):
     """Cluster ``X[:, ranking[:m]]`` with every clusterer for every m in ``grid``; evaluate.
 
     Parameters
@@ -179,6 +232,9 @@ def run_sweep(X, y, ranking, grid, clusterers, *, n_clusters, random_states,
         kernel depends on them alone (``ncut``, the three spectral clusterings with the RBF
         affinity, kernel k-means with the Gaussian kernel); False: every clusterer computes
         everything from the m selected columns (the plain path).
+    fitted : dict, optional
+        Kept by the caller across repeats: models that only relabel per seed are fitted once
+        (:func:`sweep_fits`).
 
     Each clusterer is rebuilt from scratch for each m, and any bandwidth rule is recomputed on
     the m selected features (as the papers do), from the squared distances of the top m.
@@ -201,16 +257,20 @@ def run_sweep(X, y, ranking, grid, clusterers, *, n_clusters, random_states,
 
     Returns
     -------
-    DataFrame with one row per clusterer and m: ``clusterer``, ``n_features`` and one column
-    per metric. Timings are left to Snakemake's benchmark files so that results are
+    DataFrame with one row per clusterer and m: ``clusterer``, ``n_features``, one column
+    per metric, then one per attribute a clusterer reports (:func:`reported_values`; empty
+    for the others). Timings are left to Snakemake's benchmark files so that results are
     byte-identical across runs.
     """
-    labels = sweep_labels(X, ranking, grid, clusterers, n_clusters=n_clusters,
-                          random_states=random_states, reuse_distances=reuse_distances)
+    fits = sweep_fits(X, ranking, grid, clusterers, n_clusters=n_clusters,
+                      random_states=random_states, reuse_distances=reuse_distances,
+                      fitted=fitted)
     rows = []
     for key in clusterers:
         for m in grid:
-            row = {"clusterer": key, "n_features": int(m)}
-            row.update(evaluate(y, labels[key, int(m)], metrics))
-            rows.append(row)
-    return pd.DataFrame(rows, columns=["clusterer", "n_features", *metrics])
+            labels, values = fits[key, int(m)]
+            rows.append({"clusterer": key, "n_features": int(m),
+                         **evaluate(y, labels, metrics), **values})
+    reported = [c for c in pd.DataFrame(rows).columns if c not in ("clusterer", "n_features",
+                                                                     *metrics)]
+    return pd.DataFrame(rows, columns=["clusterer", "n_features", *metrics, *reported])

@@ -54,21 +54,16 @@ validate(config, schema="../schemas/config.schema.yaml")
 
 
 def _expand_grids():
-    """Each method spec with a `grid:` becomes its variants (fsclust.grids), so that every
-    rule, script and table sees plain methods."""
-    from fsclust.grids import GRID_FIELDS, expand_grids
+    """Each method or clusterer spec with a `grid:` becomes its variants (fsclust.grids), so
+    that every rule, script and table sees plain methods and clusterers."""
+    from fsclust.grids import expand_grids
 
     for name, exp in config["experiments"].items():
-        for key, spec in exp["clusterers"].items():
-            if set(GRID_FIELDS) & set(spec):
-                raise ValueError(
-                    f"experiments.{name}.clusterers.{key}: a grid is for methods only; "
-                    "write one clusterer per point"
-                )
-        try:
-            exp["methods"] = expand_grids(exp["methods"])
-        except ValueError as error:
-            raise ValueError(f"experiments.{name}.methods: {error}") from None
+        for field, kind in (("methods", "method"), ("clusterers", "clusterer")):
+            try:
+                exp[field] = expand_grids(exp[field], kind)
+            except ValueError as error:
+                raise ValueError(f"experiments.{name}.{field}: {error}") from None
 
 
 _expand_grids()

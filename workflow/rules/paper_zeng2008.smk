@@ -1,6 +1,7 @@
 # Zeng & Cheung 2008: the paper's Figures 2 and 3, the best/mean table, the
-# iteration counts and the checked claims, from the two experiments of a `papers:` block
-# (config/experiments/zeng2008.yaml: 20 PIE draws, 10 runs per gene set). Everything is
+# iteration counts and the checked claims, from the two experiments of its curves (roles pie
+# and genes of a `papers:` block, config/experiments/zeng2008.yaml: 20 PIE draws, 10 runs per
+# gene set), and the Ncut graph table from the experiment of role ncut_graph. Everything is
 # tabulated and drawn in one job (fsclust.papers.zeng2008.report) under results/{paper}/.
 ZENG2008 = papers_of("zeng2008")
 
@@ -13,21 +14,22 @@ localrules:
 rule zeng2008_report:
     input:
         summaries=lambda wildcards: [
-            f"results/{exp}/tables/summary.tsv"
-            for exp in PAPERS[wildcards.paper]["experiments"].values()
+            f"results/{paper_experiment(wildcards.paper, role)}/tables/summary.tsv"
+            for role in ZENG2008_CURVES
         ],
         rankings=lambda wildcards: sorted(
             {
                 rankings_output(exp, ds, PAPERS[wildcards.paper]["weighting"])
-                for exp in PAPERS[wildcards.paper]["experiments"].values()
+                for exp in (
+                    paper_experiment(wildcards.paper, role) for role in ZENG2008_CURVES
+                )
                 for ds in exp_datasets(exp)
             }
         ),
-        # the gene sets' data: the eigen-gap and cluster sizes of the nofs+Ncut graph
-        prepared=lambda wildcards: [
-            f"data/prepared/{ds}.npz"
-            for ds in exp_datasets(PAPERS[wildcards.paper]["experiments"]["genes"])
-        ],
+        # the Ncut readings on all features of the gene sets, with the graph's diagnostics
+        ncut_sweeps=lambda wildcards: (
+            f"results/{paper_experiment(wildcards.paper, 'ncut_graph')}/tables/sweeps.tsv"
+        ),
     output:
         curves="results/{paper}/tables/curves.tsv",
         runs="results/{paper}/tables/wrank_runs.tsv",
@@ -92,6 +94,7 @@ rule zeng2008_report:
             "sidecars": zeng2008_sidecars(wildcards),
             "metrics": PAPERS[wildcards.paper]["metrics"],
             "variants": PAPERS[wildcards.paper].get("variants", {}),
+            "ncut_readings": PAPERS[wildcards.paper]["ncut_readings"],
         },
     script:
         PAPER_SCRIPT

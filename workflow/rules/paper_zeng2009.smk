@@ -2,13 +2,14 @@
 # and `zeng2009-small` of config/experiments/zeng2009.yaml, module fsclust.papers.zeng2009.
 # The experiment (role `main`) ranks with LLC-fs (k = 30, lambda = 1) and Q-alpha, keeps their
 # own clusterings of each run in the rank sidecars and runs k-means on all features; the grid
-# experiments (roles `grid_digits`, `grid_genes`) rank with LLC-fs at every (k, lambda). These
-# rules add LLC's grid at the same points (one job per dataset: LLC is a clusterer, not a
-# ranking, the only computation of the paper layer) and build Table 2, Figures 1-3 and the
-# checked claims, appended to the experiment's paper_vs_ours.tsv.
+# experiments (roles `grid_digits`, `grid_genes`) rank with LLC-fs at every (k, lambda), and
+# the LLC grid experiments (roles `llc_grid_digits`, `llc_grid_genes`) cluster all features
+# with LLC at the same points (a clusterer grid). This rule only tabulates and plots: Table 2,
+# Figures 1-3 and the checked claims, appended to the experiment's paper_vs_ours.tsv.
 ZENG2009 = papers_of("zeng2009")
-# the roles of the experiments of LLC-fs's grid points
+# the roles of the experiments of LLC-fs's grid points, and of LLC's
 ZENG2009_GRIDS = ("grid_digits", "grid_genes")
+ZENG2009_LLC_GRIDS = ("llc_grid_digits", "llc_grid_genes")
 
 
 # tables and figures take seconds: on the submitting host (see experiments.smk)
@@ -16,52 +17,13 @@ localrules:
     zeng2009_report,
 
 
-# LLC over the (k, lambda) points of the dataset's LLC-fs grid, 10 runs each (one fit per
-# point: only the final k-means differs between runs).
-rule zeng2009_grid:
-    input:
-        data="data/prepared/{dataset}.npz",
-    output:
-        runs="results/{paper}/grid/{dataset}.tsv",
-    log:
-        "logs/{paper}/zeng2009_grid/{dataset}.log",
-    benchmark:
-        "logs/benchmarks/{paper}/zeng2009_grid/{dataset}.tsv"
-    wildcard_constraints:
-        paper=names_pattern(ZENG2009),
-    conda:
-        ENV
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=120,
-    params:
-        module="zeng2009",
-        step="grid",
-        settings=lambda wildcards: {
-            "dataset": wildcards.dataset,
-            "points": [
-                {p: spec["params"][p] for p in ("n_neighbors", "lam")}
-                for role in ZENG2009_GRIDS
-                for experiment in [paper_experiment(wildcards.paper, role)]
-                if wildcards.dataset in exp_datasets(experiment)
-                for spec in EXPERIMENTS[experiment]["methods"].values()
-            ],
-            "seeds": EXPERIMENTS[main_experiment(wildcards.paper)]["seeds"],
-            "metrics": EXPERIMENTS[main_experiment(wildcards.paper)]["metrics"],
-        },
-    script:
-        PAPER_SCRIPT
-
-
 rule zeng2009_report:
     input:
-        grids=lambda wildcards: expand(
-            "results/{paper}/grid/{dataset}.tsv",
-            paper=wildcards.paper,
-            dataset=paper_datasets(wildcards.paper, "digits")
-            + paper_datasets(wildcards.paper, "genes"),
-        ),
+        # LLC at every grid point: the sweep rows of the LLC grid experiments
+        llc_sweeps=lambda wildcards: [
+            f"results/{paper_experiment(wildcards.paper, role)}/tables/sweeps.tsv"
+            for role in ZENG2009_LLC_GRIDS
+        ],
         sweeps=lambda wildcards: (
             f"results/{main_experiment(wildcards.paper)}/tables/sweeps.tsv"
         ),
@@ -200,6 +162,14 @@ rule zeng2009_report:
                 for role in ZENG2009_GRIDS
                 for experiment in [paper_experiment(wildcards.paper, role)]
                 for ds in exp_datasets(experiment)
+            },
+            # LLC's clusterer keys -> their (k, lambda)
+            "llc_grid": {
+                key: {p: spec["params"][p] for p in ("n_neighbors", "lam")}
+                for role in ZENG2009_LLC_GRIDS
+                for key, spec in EXPERIMENTS[paper_experiment(wildcards.paper, role)][
+                    "clusterers"
+                ].items()
             },
             "digits": paper_datasets(wildcards.paper, "digits"),
             "genes": paper_datasets(wildcards.paper, "genes"),

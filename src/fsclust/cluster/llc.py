@@ -29,6 +29,7 @@ from sklearn.utils.validation import validate_data
 from ..graphs import smallest_eigenvectors
 from .affinity import CLUSTERER_PARAMETERS, check_n_clusters
 from .kmeans import KMeans
+from .tags import clusterer_tags
 
 log = logging.getLogger(__name__)
 
@@ -238,6 +239,10 @@ class LLC(ClusterMixin, BaseEstimator):
         Connected components of at least two samples of the neighbourhood graph.
     n_features_in_ : int
 
+    The objective, isolated samples and components are its reported attributes (tag
+    ``reported_attributes``), carried in a sweep's rows; only the discretisation draws (tag
+    ``relabels``), so a sweep fits it once for every repeat and calls :meth:`relabel`.
+
     References
     ----------
     Wu & Schölkopf (2006), "A local learning approach for clustering", NIPS 19, eqs. (5)-(9);
@@ -306,6 +311,11 @@ class LLC(ClusterMixin, BaseEstimator):
         self.labels_ = discretize(self.embedding_, self.n_clusters, self.discretize, rng,
                                   self.n_init)
         return self
+
+    def __sklearn_tags__(self):
+        return clusterer_tags(super().__sklearn_tags__(),
+                              reported_attributes=("objective_", "n_isolated_", "n_components_"),
+                              relabels=True)
 
     def relabel(self, random_state):
         """The labels a fit with ``random_state`` gives: only the discretisation is redrawn

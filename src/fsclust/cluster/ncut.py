@@ -23,6 +23,11 @@ from .affinity import (
 
 #: Discretisations of the relaxed Ncut solution (``NormalizedCut(discretization=...)``).
 DISCRETIZATIONS = ("sklearn", "ncutW")
+#: Affinities below this are dropped by Shi's toolbox (its ``valeurMin``).
+TOOLBOX_MIN_AFFINITY = 1e-6
+#: What ``NormalizedCut(compute_diagnostics=True)`` reports (tag ``reported_attributes``).
+DIAGNOSTICS = ("t_", "max_affinity_", "n_samples_without_affinity_", "spectrum_",
+               "cluster_sizes_")
 
 
 class NormalizedCut(ClusterMixin, BaseEstimator):
@@ -68,6 +73,11 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
         separate parameters so that each can be studied alone.
     random_state : int, RandomState instance or None, default=None
         Seeds ARPACK's start vector and the first row of the rotation.
+    compute_diagnostics : bool, default=False
+        Also describe the graph and the partition (the attributes below marked so), as
+        scikit-learn's ``AgglomerativeClustering(compute_distances=True)`` does: the graph's
+        spectrum costs a full eigendecomposition, so it is computed only when asked. They are
+        computed beside the cut, never inside it: the partition is the same either way.
 
     Attributes
     ----------
@@ -78,7 +88,23 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
         The graph cut (after ``min_affinity``, without the offset).
     t_ : float or None
         The heat-kernel parameter used.
+    max_affinity_ : float
+        With ``compute_diagnostics``: the largest affinity between two samples of the graph
+        built (before ``min_affinity``).
+    n_samples_without_affinity_ : int
+        With ``compute_diagnostics``: samples with no affinity of at least
+        :data:`TOOLBOX_MIN_AFFINITY` to any other sample (the ones the toolbox's sparsification
+        isolates).
+    spectrum_ : ndarray of shape (n_clusters + 1,)
+        With ``compute_diagnostics``: the ``c + 1`` largest eigenvalues of
+        ``D^-1/2 W D^-1/2`` of that graph, zero diagonal, no offset (:func:`ncut_spectrum`;
+        NaN when a sample has zero degree).
+    cluster_sizes_ : ndarray of shape (n_clusters_found,)
+        With ``compute_diagnostics``: the sizes of the clusters found, largest first.
     n_features_in_ : int
+
+    With ``compute_diagnostics``, ``t_`` and these attributes are the reported attributes
+    (tag ``reported_attributes``) a sweep carries in its rows.
 
     Notes
     -----
@@ -144,11 +170,13 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
         "offset": [Interval(Real, 0, None, closed="left")],
         "min_affinity": [Interval(Real, 0, None, closed="left")],
         "discretization": [StrOptions(set(DISCRETIZATIONS))],
+        "compute_diagnostics": ["boolean"],
     }
 
     def __init__(
         self, n_clusters=8, *, affinity="rbf", t=None, t_rule="zeng2008", n_neighbors=10,
         offset=0.0, min_affinity=0.0, discretization="sklearn", random_state=None,
+        compute_diagnostics=False,
     ):
         self.n_clusters = n_clusters
         self.affinity = affinity
@@ -159,6 +187,7 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
         self.min_affinity = min_affinity
         self.discretization = discretization
         self.random_state = random_state
+        self.compute_diagnostics = compute_diagnostics
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, *, sq_distances=None):
@@ -190,6 +219,8 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         W, self.t_ = build_affinity(X, self.affinity, self.t, self.t_rule, self.n_neighbors,
                                      sq_distances=sq_distances)
+        if self.compute_diagnostics:
+            self._describe_graph(W)
         if self.min_affinity > 0:
             W = _sparsify(W, self.min_affinity)
         if self.offset == 0 and not ncutw:
@@ -214,10 +245,25 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
         # discretisation may leave a cluster empty; renumber 0..k-1
         self.labels_ = np.unique(labels, return_inverse=True)[1].astype(np.intp).ravel()
         self.affinity_matrix_ = W
+        if self.compute_diagnostics:
+            self.cluster_sizes_ = np.sort(np.bincount(self.labels_))[::-1]
         return self
 
+    def _describe_graph(self, W):
+        """The graph attributes of ``compute_diagnostics``, from the graph before the cut."""
+        W = _without_diagonal(W)
+        W = W.toarray() if sp.issparse(W) else W
+        self.max_affinity_ = float(W.max())
+        self.n_samples_without_affinity_ = int(np.sum(W.max(axis=1) < TOOLBOX_MIN_AFFINITY))
+        try:
+            self.spectrum_ = ncut_spectrum(W, self.n_clusters + 1)
+        except ValueError:  # a sample of zero degree: the Ncut matrix is undefined
+            self.spectrum_ = np.full(self.n_clusters + 1, np.nan)
+
     def __sklearn_tags__(self):
-        return graph_clusterer_tags(super().__sklearn_tags__(), self.affinity)
+        tags = graph_clusterer_tags(super().__sklearn_tags__(), self.affinity)
+        tags.reported_attributes = DIAGNOSTICS if self.compute_diagnostics else ()
+        return tags
 
 
 def _sparsify(W, threshold):

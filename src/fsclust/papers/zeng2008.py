@@ -84,14 +84,6 @@ METHOD_NAMES = {"integrated": "integrated", "nofs": "nofs+Ncut", "wrank": "wrank
 #: The paper's Table 1: (instances, features, classes) per dataset.
 TABLE1 = {"PIEC27_5p": (105, 1280, 5), "LEUKEMIA": (38, 999, 2), "LUNG": (197, 1000, 4),
           "MULTITISSUE": (103, 1000, 4), "ST.LEUKEMIA": (248, 985, 6)}
-#: The Ncut implementations compared on the gene sets' graphs (:func:`ncut_graph_table`):
-#: ours (the experiments' clusterer) and Shi's MATLAB code as downloaded by the authors.
-NCUT_READINGS = {
-    "ours (sklearn discretize, offset 0)": {"offset": 0.0},
-    "Shi ncutW (offset 0.5, valeurMin 1e-6)": {"discretization": "ncutW", "offset": 0.5,
-                                               "min_affinity": 1e-6},
-    "ncutW discretisation, offset 0, no valeurMin": {"discretization": "ncutW", "offset": 0.0},
-}
 WEIGHTING = "wrank"  # the method key whose rank sidecars hold the "integrated" clustering
 FIG2 = ["pie-c27-dataset-norm", "pie-c27"]
 FIG3 = ["monti-leukemia", "monti-lung-substitute", "su-2002-multitissue", "monti-st-leukemia"]
@@ -405,56 +397,44 @@ def claims(summary_path, runs_path, out_tsv, out_md, variants=None):
 
 # --------------------------------------------------------------------------- the paper step
 # --------------------------------------------------------------------------- Ncut graph
-def ncut_graph_table(dataset_paths, readings=None, n_eigenvalues_extra=1, random_state=0):
+def ncut_graph_table(sweeps, readings):
     """Eigen-gap of the nofs+Ncut graph and the cluster sizes of each Ncut implementation.
 
-    For each prepared dataset: the graph of the experiments (``W_ij = exp(-||x_i -
-    x_j||^2 / t)``, ``t = 0.0025 max ||x_i - x_j||^2``, zero diagonal; Zeng & Cheung 2008,
-    Sec. 4), the largest affinity, how many samples have no affinity above 1e-6 (the
-    ``valeurMin`` of Shi's code), ``1 - lambda_k`` for the top c + 1 eigenvalues of
-    ``D^-1/2 W D^-1/2`` (0 = a disconnected component), the eigen-gap ``lambda_c -
-    lambda_{c+1}``; then one row per Ncut implementation (``readings``: name ->
-    :class:`~fsclust.cluster.NormalizedCut` parameters, default :data:`NCUT_READINGS`)
-    with its cluster sizes, ACC and NMI on all features.
+    ``sweeps``: the sweep rows of the experiment of role ``ncut_graph`` (each reading a
+    clusterer on all features, one run, with ``NormalizedCut(compute_diagnostics=True)``'s
+    reported attributes); ``readings``: its clusterer keys -> their names in the table.
+
+    For each dataset: the graph of the experiments (``W_ij = exp(-||x_i - x_j||^2 / t)``,
+    ``t = 0.0025 max ||x_i - x_j||^2``, zero diagonal; Zeng & Cheung 2008, Sec. 4), the
+    largest affinity, how many samples have no affinity above 1e-6 (the ``valeurMin`` of
+    Shi's code), ``1 - lambda_k`` for the top c + 1 eigenvalues of ``D^-1/2 W D^-1/2`` (0 = a
+    disconnected component), the eigen-gap ``lambda_c - lambda_{c+1}``; then one row per
+    Ncut implementation with its cluster sizes, ACC and (arithmetic) NMI on all features.
     """
-    from sklearn.metrics import normalized_mutual_info_score
-
-    from fsclust.cluster.ncut import NormalizedCut, ncut_spectrum
-    from fsclust.datasets import load_dataset
-    from fsclust.graphs import heat_affinity, squared_distances
-    from fsclust.metrics import clustering_accuracy
-
-    readings = NCUT_READINGS if readings is None else readings
     rows = []
-    for path in dataset_paths:
-        ds = load_dataset(path)
-        y = np.asarray(ds.y)
-        c = len(np.unique(y))
-        D2 = squared_distances(ds.X)
-        W, t = heat_affinity(D2, t_rule="zeng2008", return_bandwidth=True)
-        np.fill_diagonal(W, 0.0)
-        lam = ncut_spectrum(W, c + n_eigenvalues_extra)
-        base = {"dataset": _label(Path(path).stem), "n_samples": len(y), "n_classes": c,
-                "t": t, "max_affinity": float(W.max()),
-                "samples_without_affinity_1e-6": int(np.sum(W.max(axis=1) < 1e-6)),
+    for dataset, part in sweeps.groupby("dataset", sort=False):
+        for key, name in readings.items():
+            run = part[part["clusterer"] == key].iloc[0]
+            lam = np.asarray(json.loads(run["spectrum"]))
+            sizes = np.asarray(json.loads(run["cluster_sizes"]))
+            # the spectrum holds the c + 1 largest eigenvalues; the sizes add up to n
+            c, n = lam.size - 1, int(sizes.sum())
+            rows.append({
+                "dataset": _label(dataset), "n_samples": n, "n_classes": c, "t": run["t"],
+                "max_affinity": run["max_affinity"],
+                "samples_without_affinity_1e-6": int(run["n_samples_without_affinity"]),
                 "one_minus_eigenvalues": ", ".join(f"{1 - v:.2e}" for v in lam),
-                "eigen_gap": float(lam[c - 1] - lam[c])}
-        for name, params in readings.items():
-            labels = NormalizedCut(c, t_rule="zeng2008", random_state=random_state,
-                                   **params).fit_predict(ds.X)
-            sizes = np.sort(np.bincount(labels))[::-1]
-            rows.append({**base, "ncut": name, "n_clusters_found": len(sizes),
-                         "cluster_sizes": " + ".join(map(str, sizes)),
-                         "largest_cluster_share": sizes[0] / len(y),
-                         "acc": clustering_accuracy(y, labels),
-                         "nmi": normalized_mutual_info_score(y, labels)})
+                "eigen_gap": float(lam[c - 1] - lam[c]), "ncut": name,
+                "n_clusters_found": len(sizes), "cluster_sizes": " + ".join(map(str, sizes)),
+                "largest_cluster_share": sizes[0] / n, "acc": run["acc"],
+                "nmi": run["nmi_arithmetic"]})
     return pd.DataFrame(rows)
 
 
-def ncut_graph(dataset_paths, out_tsv, out_md):
+def ncut_graph(sweeps_path, readings, out_tsv, out_md):
     """Write :func:`ncut_graph_table` (TSV and Markdown)."""
-    write_tables(ncut_graph_table(dataset_paths), out_tsv, out_md,
-                 title="Zeng & Cheung 2008: the nofs+Ncut graph at the paper's t", note=(
+    write_tables(ncut_graph_table(pd.read_csv(sweeps_path, sep="\t"), readings), out_tsv,
+                 out_md, title="Zeng & Cheung 2008: the nofs+Ncut graph at the paper's t", note=(
         "t = 0.0025 * max squared distance on all features (the paper's setting). "
         "one_minus_eigenvalues: 1 - lambda_k for the top c+1 eigenvalues of D^-1/2 W D^-1/2 "
         "(0: a disconnected component); eigen_gap = lambda_c - lambda_{c+1}. Rows: our Ncut "
@@ -463,26 +443,26 @@ def ncut_graph(dataset_paths, out_tsv, out_md):
         "one run each (our Ncut is seeded; ncutW is deterministic)."))
 
 
-def report(inputs, outputs, *, sidecars, metrics, variants=None):
+def report(inputs, outputs, *, sidecars, metrics, ncut_readings, variants=None):
     """Everything of the paper from what the generic steps wrote (rule ``zeng2008_report``).
 
     Parameters
     ----------
     inputs : dict
-        ``summaries``: the ``summary.tsv`` of the paper's experiments (PIE, gene sets); the
-        kernel weighting's ranking directories (``rankings``) are inputs only so that the
-        rule waits for them.
+        ``summaries``: the ``summary.tsv`` of the paper's experiments (PIE, gene sets);
+        ``ncut_sweeps``: the sweep rows of the Ncut readings on the gene sets
+        (:func:`ncut_graph_table`); the kernel weighting's ranking directories
+        (``rankings``) are inputs only so that the rule waits for them.
     outputs : dict
         ``curves``, ``runs``, ``fig2``, ``fig3``, ``best``, ``best_md``, ``iterations``,
-        ``iterations_md``, ``claims``, ``claims_md``.
+        ``iterations_md``, ``ncut_graph``, ``ncut_graph_md``, ``claims``, ``claims_md``.
     sidecars : list of str
         The kernel weighting's rank sidecars (its iterations and "integrated" clustering).
     metrics : list of str
+    ncut_readings : dict
+        The Ncut readings' clusterer keys -> their names (:func:`ncut_graph_table`).
     variants : dict, optional
         Dataset id -> description of a non-primary reading (the papers block's ``variants``).
-
-    ``inputs["prepared"]`` (the gene sets' prepared data) with outputs ``ncut_graph`` and
-    ``ncut_graph_md``: the Ncut graph diagnostics (:func:`ncut_graph_table`).
     """
     collect(inputs["summaries"], sidecars, metrics, outputs["curves"], outputs["runs"])
     figures(outputs["curves"], outputs["fig2"], outputs["fig3"])
@@ -490,7 +470,5 @@ def report(inputs, outputs, *, sidecars, metrics, variants=None):
            outputs["iterations"], outputs["iterations_md"])
     claims(outputs["curves"], outputs["runs"], outputs["claims"], outputs["claims_md"],
            variants=variants)
-    if "ncut_graph" in outputs:
-        prepared = inputs.get("prepared", [])
-        ncut_graph([prepared] if isinstance(prepared, str) else prepared,
-                   outputs["ncut_graph"], outputs["ncut_graph_md"])
+    ncut_graph(inputs["ncut_sweeps"], ncut_readings, outputs["ncut_graph"],
+               outputs["ncut_graph_md"])

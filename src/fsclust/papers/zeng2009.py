@@ -1,12 +1,14 @@
 """Zeng & Cheung 2009 (LLC-fs): the (k, lambda) grids, Table 2, Figures 1-3 and the
 paper's claims checked on our numbers.
 
-The workflow's paper steps are :func:`grid` (rule ``zeng2009_grid``, LLC's grid, one job per
-dataset) and :func:`report` (rule ``zeng2009_report``). The generic evaluate step has already
-ranked every dataset with LLC-fs (k = 30, lambda = 1) and Q-alpha, scored their own
-clusterings of every run (rank sidecars, ``labels_metrics``) and run k-means on all features
-(method ``nofs`` of the sweep table); in the grid experiments, it has ranked with LLC-fs at
-every (k, lambda) of the grid (method specs with a ``grid:``).
+The workflow's paper step is :func:`report` (rule ``zeng2009_report``); it only reads what the
+generic evaluate step wrote. That step has ranked every dataset with LLC-fs (k = 30, lambda =
+1) and Q-alpha, scored their own clusterings of every run (rank sidecars,
+``labels_metrics``) and run k-means on all features (method ``nofs`` of the sweep table); in
+the grid experiments, it has ranked with LLC-fs at every (k, lambda) of the grid (method specs
+with a ``grid:``), and in the LLC grid experiments clustered all features with LLC at the same
+points (a clusterer spec with a ``grid:``; LLC's objective, isolated samples and components
+are columns of those sweep rows).
 
 Table 2 of the paper (ACC, mean and sd over 10 runs) did not survive in its text, so the
 comparison with the paper is its text claims, each checked on our numbers. LLC's row is the
@@ -17,8 +19,6 @@ best (k, lambda) of the grid by mean ACC: a choice made with the labels, as the 
 from __future__ import annotations
 
 import json
-import logging
-import time
 from pathlib import Path
 
 import matplotlib
@@ -31,8 +31,6 @@ import pandas as pd  # noqa: E402
 from fsclust.report.figures import save_figure  # noqa: E402
 from fsclust.report.paper import PAPER_VS_OURS_COLUMNS  # noqa: E402
 from fsclust.report.tables import write_tables  # noqa: E402
-
-log = logging.getLogger("fsclust")
 
 PAPER = "001_2940e72ff8876979.txt"
 #: Our dataset ids -> the names used in the paper's text.
@@ -61,57 +59,26 @@ def _name(dataset, candidates=()):
     return f"{name}, candidate" if dataset in candidates else name
 
 
-# --------------------------------------------------------------------------- the grid step
-def llc_grid_runs(X, y, *, dataset, points, seeds, metrics=("acc", "nmi"), n_init=10):
-    """LLC at every (k, lambda) of ``points``, scored for every run.
+# --------------------------------------------------------------------------- the grids
+def llc_grid_runs(sweeps, points, metrics):
+    """LLC at every (k, lambda), one row per run, from the sweep rows of the LLC grid
+    experiments (all features, one clusterer key per grid point).
 
-    LLC is a clusterer on all features, so its grid is no ranking of the evaluate step: it
-    stays here. (LLC-fs's grid points are ranking methods of the grid experiments,
-    :func:`llcfs_grid_runs`.) Each point is fitted once: the relaxed indicator is
-    deterministic and only the k-means that discretises it draws, with the run's stream
-    ``derive_seed(seed, dataset, "llc")`` (:meth:`LLC.relabel` gives the labels of a fit with
-    that seed). LLC is configured as LLC-fs is (Zeng & Cheung 2009 say both use mutual
-    neighbours): linear kernel with a constant feature, mutual neighbours, row-normalised
-    k-means. A k with no valid neighbourhood (k >= n) is left out, with a log line.
-
-    Returns
-    -------
-    DataFrame with one row per (k, lambda, seed), in increasing k and lambda: the metrics, the
-    trace objective, isolated samples and components of the graph.
+    ``points`` maps each clusterer key to its ``{"n_neighbors", "lam"}``. LLC is configured as
+    LLC-fs is (Zeng & Cheung 2009 say both use mutual neighbours): linear kernel with a
+    constant feature, mutual neighbours, row-normalised k-means; each point was fitted once
+    and relabelled with every run's stream (its tag ``relabels``). The columns are those of
+    :func:`llcfs_grid_runs`: LLC has one "iteration" and uses all features.
     """
-    from fsclust.cluster.llc import LLC
-    from fsclust.metrics import evaluate
-    from fsclust.seeds import derive_seed
-
-    n, d = X.shape
-    c = int(np.unique(y).size)
-    rows = []
-    for point in sorted(points, key=lambda p: (p["n_neighbors"], p["lam"])):
-        k, lam = point["n_neighbors"], point["lam"]
-        if k >= n:
-            log.warning("%s: k = %d needs more than %d samples; left out", dataset, k, n)
-            continue
-        start = time.perf_counter()
-        model = LLC(n_clusters=c, n_neighbors=k, lam=lam, n_init=n_init, random_state=0).fit(X)
-        info = {"trace": model.objective_, "n_iter": 1, "n_isolated": model.n_isolated_,
-                "n_components": model.n_components_, "effective_features": float(d)}
-        for seed in seeds:
-            labels = model.relabel(derive_seed(seed, dataset, "llc"))
-            rows.append({"dataset": dataset, "method": "llc", "n_neighbors": k, "lam": lam,
-                         "seed": seed, **evaluate(y, labels, metrics), **info})
-        log.info("%s llc k=%d lambda=%g: %.2f s, %s", dataset, k, lam,
-                 time.perf_counter() - start, info)
-    return pd.DataFrame(rows)
-
-
-def grid(inputs, outputs, *, dataset, points, seeds, metrics):
-    """Rule ``zeng2009_grid``: :func:`llc_grid_runs` on one prepared dataset."""
-    from fsclust.datasets import load_dataset
-
-    ds = load_dataset(inputs["data"])
-    runs = llc_grid_runs(ds.X, ds.y, dataset=dataset, points=points, seeds=seeds,
-                         metrics=metrics)
-    write_tables(runs, outputs["runs"], float_format="%.10g")
+    return pd.DataFrame({
+        "dataset": sweeps["dataset"], "method": "llc",
+        "n_neighbors": sweeps["clusterer"].map(lambda key: points[key]["n_neighbors"]),
+        "lam": sweeps["clusterer"].map(lambda key: points[key]["lam"]),
+        "seed": sweeps["seed"], **{m: sweeps[m] for m in metrics},
+        "trace": sweeps["objective"], "n_iter": 1, "n_isolated": sweeps["n_isolated"],
+        "n_components": sweeps["n_components"],
+        "effective_features": sweeps["n_features"].astype(float),
+    })
 
 
 def llcfs_grid_runs(variants, metrics):
@@ -120,9 +87,9 @@ def llcfs_grid_runs(variants, metrics):
     ``variants`` is ``{dataset: {key: {"n_neighbors", "lam", "ranking", "sidecars"}}}``: each
     grid point's ranking TSV (its scores are tau, fitted once for every run) and the rank
     sidecar of every run (``{seed: JSON}``: the run's own clustering scored, the trace
-    objective, iterations, isolated samples and components of each iteration). The columns
-    are those of :func:`llc_grid_runs`; effective_features is ``exp(entropy(tau))`` of the
-    final tau.
+    objective, iterations, isolated samples and components of each iteration); one row per
+    run: the metrics, the trace objective, iterations, isolated samples and components of
+    the graph, and effective_features, ``exp(entropy(tau))`` of the final tau.
     """
     from fsclust.rankers.llcfs import effective_number_of_features
 
@@ -476,15 +443,16 @@ def claims_table(table, summary, taus, *, digits, genes, default, candidates=(),
 
 # --------------------------------------------------------------------------- the paper step
 def report(inputs, outputs, *, llcfs_sidecars, qalpha_sidecars, tau_files, data_files, digits,
-           genes, candidates, kmeans, default, top_pixels, llcfs_grid, variant_sidecars=None):
+           genes, candidates, kmeans, default, top_pixels, llcfs_grid, llc_grid,
+           variant_sidecars=None):
     """Table 2, the grid table, Figures 1-3 and the claims (rule ``zeng2009_report``).
 
     Parameters
     ----------
     inputs : dict
-        ``grids`` (LLC's grid, the :func:`grid` TSVs), ``sweeps`` (the experiment's all sweep
-        rows: k-means on all features is method ``nofs``); ``rankings``, ``grid_rankings``
-        and ``data`` only so that the rule waits for them.
+        ``llc_sweeps`` (the sweep rows of the LLC grid experiments), ``sweeps`` (the
+        experiment's all sweep rows: k-means on all features is method ``nofs``);
+        ``rankings``, ``grid_rankings`` and ``data`` only so that the rule waits for them.
     outputs : dict
         ``table2``, ``table2_md``, ``grid``, ``fig1``, ``fig2``, ``fig3``, ``claims``,
         ``claims_md``.
@@ -496,16 +464,19 @@ def report(inputs, outputs, *, llcfs_sidecars, qalpha_sidecars, tau_files, data_
         ``{dataset: ranking TSV}`` of LLC-fs (its scores are tau).
     llcfs_grid : dict
         LLC-fs at every grid point, the files of the grid experiments (:func:`llcfs_grid_runs`).
+    llc_grid : dict
+        LLC's clusterer keys -> their ``{"n_neighbors", "lam"}`` (:func:`llc_grid_runs`).
     data_files : dict
         ``{dataset: prepared npz}`` of the digit pairs (mean images, Fig. 1).
     """
     from fsclust.datasets import load_dataset
 
-    grids = inputs["grids"]
-    grids = [grids] if isinstance(grids, str) else list(grids)
-    llc_runs = pd.concat([pd.read_csv(p, sep="\t") for p in grids], ignore_index=True)
-    metric_names = [m for m in ("acc", "nmi", "ari") if m in llc_runs.columns]
-    runs = grid_runs(llc_runs, llcfs_grid_runs(llcfs_grid, metric_names), digits + genes)
+    paths = inputs["llc_sweeps"]
+    llc_sweeps = pd.concat([pd.read_csv(p, sep="\t") for p in
+                            ([paths] if isinstance(paths, str) else paths)], ignore_index=True)
+    metric_names = [m for m in ("acc", "nmi", "ari") if m in llc_sweeps.columns]
+    runs = grid_runs(llc_grid_runs(llc_sweeps, llc_grid, metric_names),
+                     llcfs_grid_runs(llcfs_grid, metric_names), digits + genes)
     summary = grid_summary(runs)
     write_tables(summary, outputs["grid"])
     sweeps = pd.read_csv(inputs["sweeps"], sep="\t")
