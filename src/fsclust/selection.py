@@ -149,6 +149,47 @@ def cluster_space(X):
     return U * S
 
 
+def choose(table, criterion, rule="one-se"):
+    """The (m, K) that ``criterion`` and ``rule`` choose from a selector's ``criteria_`` table.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        ``criteria_``: columns ``n_features``, ``n_clusters``, ``<criterion>`` (higher is
+        better) and ``<criterion>_se``; rows may be restricted first (e.g. to a given K).
+    criterion : {"stability", "pac", "silhouette"}
+    rule : {"best", "one-se"}
+        ``"best"``: the largest value; ``"one-se"``: the smallest m, then the smallest K, whose
+        value lies within one standard error (of the best) of the best.
+
+    Returns
+    -------
+    n_features, n_clusters : int
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"n_features": [5, 5, 50, 50], "n_clusters": [2, 3, 2, 3],
+    ...                       "pac": [0.80, 0.95, 0.90, 0.97], "pac_se": [0.01] * 4})
+    >>> choose(table, "pac", "best"), choose(table, "pac", "one-se")
+    ((50, 3), (5, 3))
+    """
+    if criterion not in CRITERIA or rule not in RULES:
+        raise ValueError(f"criterion must be one of {CRITERIA} and rule one of {RULES}, got "
+                         f"{criterion!r}, {rule!r}.")
+    table = table.sort_values(["n_features", "n_clusters"], kind="stable")
+    value = table[criterion].to_numpy(dtype=float)
+    se = table[f"{criterion}_se"].to_numpy(dtype=float)
+    if table.empty or np.all(np.isnan(value)):
+        raise ValueError(f"criterion {criterion!r} is undefined at every (m, K) (one cluster "
+                         "in every subsample?); choose another criterion.")
+    best = int(np.nanargmax(value))
+    pick = best
+    if rule == "one-se":
+        # rows run by m, then K: the first within reach is the smallest m, then K
+        pick = int(np.flatnonzero(value >= value[best] - np.nan_to_num(se[best]))[0])
+    return int(table["n_features"].iat[pick]), int(table["n_clusters"].iat[pick])
+
+
 class LabelFreeSelector(SelectorMixin, BaseEstimator):
     """Select the top-m features of a ranking and cluster into K groups, m and K chosen
     without labels by the stability of resampled results.
@@ -382,19 +423,7 @@ class LabelFreeSelector(SelectorMixin, BaseEstimator):
         return pd.DataFrame(rows)
 
     def _choose(self, table):
-        value = table[self.criterion].to_numpy()
-        se = table[f"{self.criterion}_se"].to_numpy()
-        if np.all(np.isnan(value)):
-            raise ValueError(f"criterion {self.criterion!r} is undefined at every (m, K) (one "
-                             "cluster in every subsample?); choose another criterion.")
-        best = int(np.nanargmax(value))
-        if self.rule == "best":
-            pick = best
-        else:
-            within = np.flatnonzero(value >= value[best] - np.nan_to_num(se[best]))
-            # the table runs by m, then K: the first row within reach is the smallest m, then K
-            pick = int(within[0])
-        return table.at[pick, "n_features"], table.at[pick, "n_clusters"]
+        return choose(table, self.criterion, self.rule)
 
     def _eigengap(self, X):
         n = X.shape[0]
