@@ -169,7 +169,7 @@ def choose(table, criterion, rule="one-se"):
     Examples
     --------
     >>> table = pd.DataFrame({"n_features": [5, 5, 50, 50], "n_clusters": [2, 3, 2, 3],
-    ...                       "pac": [0.80, 0.95, 0.90, 0.97], "pac_se": [0.01] * 4})
+    ...                       "pac": [0.80, 0.95, 0.90, 0.97], "pac_se": [0.03] * 4})
     >>> choose(table, "pac", "best"), choose(table, "pac", "one-se")
     ((50, 3), (5, 3))
     """
