@@ -22,10 +22,11 @@ Beside them, for every m, the stability of the selected feature sets over the su
 (Nogueira, Sechidis & Brown 2018, with its confidence interval, and Kuncheva's 2007 index),
 and, for K, the largest eigengap of the normalised Laplacian of a kNN graph on all features.
 
-The chosen (m, K) maximises the criterion; with ``rule="one-se"`` it is the smallest m, then
-the smallest K, whose value lies within one standard error of the best (Breiman et al.'s
-one-standard-error rule), which prefers the sparser and simpler answer among those the
-resampling cannot tell apart. Labels are never used.
+The chosen (m, K) maximises the criterion; with ``rule="one-se"`` (Breiman et al.'s
+one-standard-error rule) it is the smallest m whose value lies within one standard error of the
+best, the sparsest answer the resampling cannot tell from the best, and at that m the largest
+such K: merging two well separated groups is as stable as keeping them apart, so among equally
+stable partitions the finest is the one that shows all the structure. Labels are never used.
 """
 
 from __future__ import annotations
@@ -159,8 +160,10 @@ def choose(table, criterion, rule="one-se"):
         better) and ``<criterion>_se``; rows may be restricted first (e.g. to a given K).
     criterion : {"stability", "pac", "silhouette"}
     rule : {"best", "one-se"}
-        ``"best"``: the largest value; ``"one-se"``: the smallest m, then the smallest K, whose
-        value lies within one standard error (of the best) of the best.
+        ``"best"``: the largest value; ``"one-se"``: among the (m, K) whose value lies within one
+        standard error (of the best) of the best, the smallest m, and at that m the largest K
+        (a finer partition as stable as a coarser one splits real structure: with well
+        separated groups, merging two of them is perfectly stable too).
 
     Returns
     -------
@@ -172,6 +175,9 @@ def choose(table, criterion, rule="one-se"):
     ...                       "pac": [0.80, 0.95, 0.90, 0.97], "pac_se": [0.03] * 4})
     >>> choose(table, "pac", "best"), choose(table, "pac", "one-se")
     ((50, 3), (5, 3))
+    >>> table["pac"] = [0.96, 0.95, 0.90, 0.97]  # (5, 2) and (5, 3) within reach: the finer
+    >>> choose(table, "pac", "one-se")
+    (5, 3)
     """
     if criterion not in CRITERIA or rule not in RULES:
         raise ValueError(f"criterion must be one of {CRITERIA} and rule one of {RULES}, got "
@@ -183,11 +189,11 @@ def choose(table, criterion, rule="one-se"):
         raise ValueError(f"criterion {criterion!r} is undefined at every (m, K) (one cluster "
                          "in every subsample?); choose another criterion.")
     best = int(np.nanargmax(value))
-    pick = best
-    if rule == "one-se":
-        # rows run by m, then K: the first within reach is the smallest m, then K
-        pick = int(np.flatnonzero(value >= value[best] - np.nan_to_num(se[best]))[0])
-    return int(table["n_features"].iat[pick]), int(table["n_clusters"].iat[pick])
+    if rule == "best":
+        return int(table["n_features"].iat[best]), int(table["n_clusters"].iat[best])
+    within = table[value >= value[best] - np.nan_to_num(se[best])]
+    m = within["n_features"].min()
+    return int(m), int(within.loc[within["n_features"] == m, "n_clusters"].max())
 
 
 class LabelFreeSelector(SelectorMixin, BaseEstimator):
@@ -212,8 +218,8 @@ class LabelFreeSelector(SelectorMixin, BaseEstimator):
         The criterion that chooses (module docstring). Every criterion is computed and kept in
         ``criteria_`` whichever chooses.
     rule : {"best", "one-se"}, default="one-se"
-        ``"best"``: the (m, K) of the largest criterion value; ``"one-se"``: the smallest m,
-        then the smallest K, within one standard error of it.
+        ``"best"``: the (m, K) of the largest criterion value; ``"one-se"``: the smallest m
+        within one standard error of it, and at that m the largest K within it (:func:`choose`).
     n_resamples : int, default=30
         The number of subsamples ``R``.
     subsample : float, default=0.8

@@ -1,0 +1,190 @@
+"""The label-free selector of m and K: what it chooses, how, and that labels never enter."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.cluster import KMeans
+from sklearn.metrics import adjusted_rand_score, silhouette_score
+
+from fsclust import stability
+from fsclust.graphs import squared_distances
+from fsclust.selection import (
+    LabelFreeSelector,
+    choose,
+    cluster_space,
+    default_feature_grid,
+    mean_silhouette,
+)
+
+
+def _blocks(n=90, informative=6, noise=30, k=3, seed=0):
+    """``k`` well separated groups on the first ``informative`` features, noise elsewhere."""
+    rng = np.random.RandomState(seed)
+    y = np.repeat(np.arange(k), n // k)
+    centres = rng.normal(scale=4.0, size=(k, informative))
+    X = np.hstack([centres[y] + rng.normal(size=(n, informative)),
+                   rng.normal(size=(n, noise))])
+    return X, y
+
+
+SMALL = dict(method="variance", n_features_grid=[2, 6, 18, 36], n_clusters_range=[2, 3, 4, 5],
+             n_resamples=8, random_state=0)
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    X, y = _blocks()
+    return X, y, LabelFreeSelector(**SMALL).fit(X)
+
+
+def test_a_block_of_informative_features_and_its_groups_are_recovered(fitted):
+    X, y, selector = fitted
+    assert selector.n_clusters_ == 3
+    # the informative block is the variance ranking's top 6 (centres of scale 4 vs noise 1)
+    assert set(np.flatnonzero(selector.get_support())) <= set(range(6))
+    assert selector.n_features_ == selector.get_support().sum() <= 6
+    assert adjusted_rand_score(y, selector.labels_) == 1.0
+    assert selector.transform(X).shape == (X.shape[0], selector.n_features_)
+
+
+def test_the_criteria_table_holds_every_m_and_k_with_an_error(fitted):
+    _, _, selector = fitted
+    table = selector.criteria_
+    assert len(table) == 4 * 4
+    assert sorted(table["n_features"].unique()) == [2, 6, 18, 36]
+    for criterion in ("stability", "pac", "silhouette"):
+        assert table[criterion].notna().all() and (table[f"{criterion}_se"] >= 0).all()
+    # a feature set of all features is perfectly stable; Nogueira's interval holds Phi
+    phi = table.drop_duplicates("n_features").set_index("n_features")
+    assert phi.loc[36, "feature_stability"] == 1.0
+    assert (phi["feature_stability_lower"] <= phi["feature_stability"]).all()
+    assert (phi["feature_stability"] <= phi["feature_stability_upper"]).all()
+
+
+def test_the_choice_is_what_choose_reads_from_the_table(fitted):
+    _, _, selector = fitted
+    assert choose(selector.criteria_, "stability", "one-se") == (selector.n_features_,
+                                                                  selector.n_clusters_)
+
+
+def test_labels_never_enter_the_choice():
+    X, y = _blocks(seed=1)
+    plain = LabelFreeSelector(**SMALL).fit(X)
+    given = LabelFreeSelector(**SMALL).fit(X, np.random.RandomState(0).permutation(y))
+    assert (plain.n_features_, plain.n_clusters_) == (given.n_features_, given.n_clusters_)
+    np.testing.assert_array_equal(plain.labels_, given.labels_)
+    pd.testing.assert_frame_equal(plain.criteria_, given.criteria_)
+
+
+def test_the_result_is_the_same_whatever_n_jobs():
+    X, _ = _blocks(seed=2)
+    one = LabelFreeSelector(**SMALL, n_jobs=1).fit(X)
+    two = LabelFreeSelector(**SMALL, n_jobs=2).fit(X)
+    pd.testing.assert_frame_equal(one.criteria_, two.criteria_)
+    np.testing.assert_array_equal(one.labels_, two.labels_)
+
+
+def test_a_ranker_that_takes_k_is_fitted_for_each_k():
+    X, _ = _blocks(n=60, noise=10, seed=3)
+    selector = LabelFreeSelector(method="mcfs", n_features_grid=[3, 8], n_clusters_range=[2, 3],
+                                 n_resamples=4, random_state=0).fit(X)
+    assert selector.ranker_.n_clusters == selector.n_clusters_
+    assert len(selector.criteria_) == 4
+
+
+def test_integers_skip_the_search():
+    X, _ = _blocks(seed=4)
+    selector = LabelFreeSelector(method="variance", n_features=6, n_clusters=3,
+                                 random_state=0).fit(X)
+    assert (selector.n_features_, selector.n_clusters_) == (6, 3)
+    assert len(selector.criteria_) == 1
+    # one of the two searched: only that one varies in the table
+    searched = LabelFreeSelector(method="variance", n_features=6, n_clusters_range=[2, 3, 4],
+                                 n_resamples=4, random_state=0).fit(X)
+    assert searched.criteria_["n_features"].unique().tolist() == [6]
+    assert searched.criteria_["n_clusters"].tolist() == [2, 3, 4]
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"n_features": 100}, "exceeds the 36 features"),
+    ({"n_features_grid": [0, 5]}, "between 1 and the 36 features"),
+    ({"n_clusters_range": [1, 2]}, "must lie between 2"),
+    ({"n_clusters_range": [2, 80]}, "must lie between 2"),
+    ({"subsample": 0.02}, "change subsample"),
+    ({"criterion": "gap"}, "'criterion'"),
+    ({"method": "nope"}, "unknown method 'nope'"),
+])
+def test_bad_parameters_are_one_clear_error(params, message):
+    X, _ = _blocks()
+    with pytest.raises(ValueError, match=message):
+        LabelFreeSelector(**{**SMALL, **params}).fit(X)
+
+
+def test_choose_one_se_prefers_the_smallest_m_then_the_largest_k_within_reach():
+    table = pd.DataFrame({"n_features": [5, 5, 50, 50, 500, 500],
+                          "n_clusters": [2, 3, 2, 3, 2, 3],
+                          "pac": [0.50, 0.91, 0.90, 0.97, 0.95, 0.96],
+                          "pac_se": [0.02, 0.02, 0.02, 0.05, 0.02, 0.02]})
+    assert choose(table, "pac", "best") == (50, 3)
+    # reach: 0.97 - 0.05 = 0.92, which (5, 3) at 0.91 misses and (50, 2) at 0.90 too
+    assert choose(table, "pac", "one-se") == (50, 3)
+    table.loc[1, "pac"] = 0.93
+    assert choose(table, "pac", "one-se") == (5, 3)
+    # the row order of the table does not matter
+    assert choose(table.iloc[::-1], "pac", "one-se") == (5, 3)
+    # two K within reach at the smallest m: the finer partition
+    table.loc[0, "pac"] = 0.96
+    assert choose(table, "pac", "one-se") == (5, 3)
+    table.loc[[0, 1], "n_clusters"] = [4, 3]
+    assert choose(table, "pac", "one-se") == (5, 4)
+
+
+def test_the_silhouette_is_scikit_learns():
+    rng = np.random.RandomState(5)
+    X = rng.normal(size=(40, 3))
+    D = np.sqrt(squared_distances(X))
+    for k in (2, 3, 7):
+        labels = rng.randint(0, k, size=40)
+        labels[:k] = np.arange(k)
+        assert mean_silhouette(D, labels) == pytest.approx(
+            silhouette_score(D, labels, metric="precomputed"), abs=1e-12)
+    # one cluster, or every sample alone: no silhouette, 0 (as the selector scores it)
+    assert mean_silhouette(D, np.zeros(40, dtype=int)) == 0.0
+
+
+def test_the_cluster_space_keeps_every_distance_and_the_k_means_partition():
+    rng = np.random.RandomState(6)
+    X = rng.normal(size=(30, 200))
+    Z = cluster_space(X)
+    assert Z.shape[1] <= 30
+    np.testing.assert_allclose(squared_distances(Z), squared_distances(X), atol=1e-9)
+    on_x = KMeans(4, n_init=10, random_state=0).fit_predict(X)
+    on_z = KMeans(4, n_init=10, random_state=0).fit_predict(Z)
+    assert adjusted_rand_score(on_x, on_z) == 1.0
+    narrow = rng.normal(size=(30, 5))
+    assert cluster_space(narrow) is narrow
+
+
+def test_the_jackknife_pac_is_the_pac_of_each_leave_one_out_consensus():
+    rng = np.random.RandomState(7)
+    subsamples = [np.sort(rng.choice(20, 15, replace=False)) for _ in range(6)]
+    labels = [rng.randint(0, 3, size=15) for _ in range(6)]
+    pac, se = stability.jackknife_pac(subsamples, labels, 20)
+    consensus, _ = stability.resampled_consensus_matrix(subsamples, labels, 20)
+    assert pac == stability.proportion_ambiguous_clustering(consensus)
+    left_out = []
+    for out in range(6):
+        keep = [r for r in range(6) if r != out]
+        c, _ = stability.resampled_consensus_matrix([subsamples[r] for r in keep],
+                                                    [labels[r] for r in keep], 20)
+        left_out.append(stability.proportion_ambiguous_clustering(c))
+    left_out = np.array(left_out)
+    assert se == pytest.approx(np.sqrt(5 / 6 * np.sum((left_out - left_out.mean()) ** 2)))
+
+
+def test_the_default_grid_runs_geometrically_to_all_features():
+    grid = default_feature_grid(5000)
+    assert grid[0] == 5 and grid[-1] == 5000
+    ratios = grid[1:] / grid[:-1]
+    assert np.all(ratios > 1.5) and np.all(ratios < 2.5)
+    assert default_feature_grid(4).tolist() == [4]
