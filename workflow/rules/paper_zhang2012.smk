@@ -180,9 +180,9 @@ rule zhang2012_figures34:
             "consensus_methods": EXPERIMENTS[
                 paper_experiment(wildcards.paper, "consensus")
             ]["methods"],
-            "clusterer": first_clusterer(paper_experiment(wildcards.paper, "consensus"))[
-                "key"
-            ],
+            "clusterer": first_clusterer(
+                paper_experiment(wildcards.paper, "consensus")
+            )["key"],
             "frcm": ZHANG2012_FRCM,
         },
     script:
