@@ -1,6 +1,7 @@
 """Zhang et al. 2012 on the paper layer: Table 2 from the generic sweep equals the computation
-before the port (informative subsets clustered in the paper step), Figure 3 reads FRCM's stored
-ensemble and consensus matrix, and the paper block's schema."""
+before the port (informative subsets clustered in the paper step), so does Figure 3 from the
+sweeps of its consensus experiment (FRCM and the consensus rankers on FRCM's ensemble), and
+the paper block's schema."""
 
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from fsclust import steps
 from fsclust.consensus import average_link_consensus, cspa_consensus, hbgf_consensus
 from fsclust.datasets import load_dataset
 from fsclust.datasets.store import Dataset, save_dataset
+from fsclust.grids import expand_grids
 from fsclust.metrics import evaluate
 from fsclust.papers import zhang2012
 from fsclust.projection import pca_projection
@@ -188,61 +190,129 @@ def test_table2_step_writes_the_tables_and_figures(run, tmp_path):
     assert outputs["fig1"].stat().st_size > 0 and outputs["fig2"].stat().st_size > 0
 
 
-def test_figure3_reads_the_stored_consensus_matrix_and_ensemble(run, tmp_path):
+def test_frcm_keeps_its_own_ensemble_and_consensus_matrix(run):
+    """The arrays FRMV reads are FRCM's own, bit for bit (refitted here only to check that)."""
     dataset = "tiny-a"
     ds = load_dataset(run["data"][dataset])
     npz = Path(run["rankings"][dataset, "frcm"]) / "seed1.npz"
-    # the stored arrays are FRCM's own, bit for bit (refitted here only to check that)
     frcm = make_ranker("frcm", METHODS["frcm"]["params"],
                        random_state=derive_seed(1, dataset, "frcm")).fit(ds.X)
     M = steps.read_artifact(npz, "consensus_matrix")
-    ensemble = steps.read_artifact(npz, "ensemble")
     assert M.dtype == frcm.consensus_matrix_.dtype and np.array_equal(M, frcm.consensus_matrix_)
-    assert np.array_equal(ensemble, frcm.ensemble_)
+    assert np.array_equal(steps.read_artifact(npz, "ensemble"), frcm.ensemble_)
     with np.load(npz) as raw:
         assert raw["consensus_matrix"].dtype == np.uint8  # stored as counts
 
-    ranking = read_ranking(Path(run["rankings"][dataset, "frcm"]) / "seed1.tsv")["index"].to_numpy()
-    assert np.array_equal(ranking, frcm.feature_order_)
-    rows = pd.DataFrame(zhang2012.consensus_selection(
-        ds.X, ds.y, ds.n_classes, dataset, 1, ranking, ensemble, M, CLUSTERER,
-        n_clusters_range=range(2, 5), fraction=0.25))
-    # the computation before the port, on the refitted arrays
-    n_top = 6
-    old = []
-    nmi = evaluate(ds.y, _kmeans(ds.X[:, frcm.feature_order_[:n_top]], 3, 1, dataset), ["nmi"])["nmi"]
-    old += [("FRCM", k, nmi) for k in range(2, 5)]
-    for k in range(2, 5):
-        rs = derive_seed(1, dataset, "consensus", k)
-        for name, part in (("CSPA", cspa_consensus(frcm.consensus_matrix_, k, random_state=rs)),
-                           ("HBGF", hbgf_consensus(frcm.ensemble_, k, random_state=rs)),
-                           ("AL", average_link_consensus(frcm.consensus_matrix_, k))):
-            top = np.argsort(-correlation_ratio(ds.X, part), kind="stable")[:n_top]
-            old.append((name, k, evaluate(ds.y, _kmeans(ds.X[:, top], 3, 1, dataset),
-                                          ["nmi"])["nmi"]))
-    assert list(zip(rows["method"], rows["k"], rows["nmi"])) == old
 
-    with pytest.raises(ValueError, match="do not fit"):
-        zhang2012.consensus_selection(ds.X[:-1], ds.y[:-1], 3, dataset, 1, ranking, ensemble, M,
-                                      CLUSTERER)
+#: Figure 3's experiment in small: FRCM, and the consensus rankers on its ensemble
+CONSENSUS_METHODS = {
+    "frcm": {**METHODS["frcm"], "keep": ["ensemble"]},
+    "consensus": {"method": "consensus_correlation",
+                  "params": {"ensemble": {"from": "frcm", "attribute": "ensemble"}},
+                  "grid": {"consensus": ["cspa", "hbgf"], "partitioner": ["metis", "spectral"],
+                           "n_clusters": [2, 3]},
+                  "name": "{consensus}-{partitioner}-k{n_clusters}"},
+    "average-link": {"method": "consensus_correlation",
+                     "params": {"consensus": "average_link",
+                                "ensemble": {"from": "frcm", "attribute": "ensemble"}},
+                     "grid": {"n_clusters": [2, 3]}, "name": "average_link-k{n_clusters}"},
+}
+FRACTION = 0.25
+FIGURE3_ORDER = ["CSPA", "HBGF", "CSPA (spectral)", "HBGF (spectral)", "AL"]
 
 
-def test_figures34_step_runs_on_the_stored_arrays(run, tmp_path):
+@pytest.fixture(scope="module")
+def consensus_run(run):
+    """The generic evaluate step of Figure 3's experiment (one job per dataset, as grain
+    "dataset"), one sweep point per method: the top FRACTION of the features."""
+    methods = expand_grids(CONSENSUS_METHODS)
+    sweeps = []
+    for name, data in run["data"].items():
+        sweep = run["root"] / "consensus" / "sweeps" / f"{name}.tsv"
+        sweep.parent.mkdir(parents=True, exist_ok=True)
+        steps.evaluate(data, sweep, dataset=name, methods=methods,
+                       rankings_dir=run["root"] / "consensus" / "rankings" / name, seeds=SEEDS,
+                       clusterers={"kmeans": CLUSTERER}, grid_spec=[{"fraction": FRACTION}],
+                       metrics=["nmi"], nested=True)
+        sweeps.append(sweep)
+    return {"methods": methods, "sweeps": sweeps}
+
+
+def _old_figure3(X, y, dataset, seed, methods):
+    """Figure 3 as computed before the port (git c9e021a, zhang2012.consensus_selection): FRCM's
+    top fraction, and the features with the largest eta^2 with each consensus partition of
+    FRCM's ensemble, clustered in rank order; the partitioner's seed is now each consensus
+    ranker's own stream, derive_seed(seed, dataset, key)."""
+    frcm = make_ranker("frcm", METHODS["frcm"]["params"],
+                       random_state=derive_seed(seed, dataset, "frcm")).fit(X)
+    n_top = max(1, int(round(FRACTION * X.shape[1])))
+
+    def nmi(columns):
+        return evaluate(y, _kmeans(X[:, columns], 3, seed, dataset), ["nmi"])["nmi"]
+
+    out = {"frcm": nmi(frcm.feature_order_[:n_top])}
+    for key, spec in methods.items():
+        if key == "frcm":
+            continue
+        p = {"partitioner": "metis", **spec["params"]}
+        rs = derive_seed(seed, dataset, key)
+        part = {"cspa": lambda: cspa_consensus(frcm.consensus_matrix_, p["n_clusters"],
+                                               random_state=rs, partitioner=p["partitioner"]),
+                "hbgf": lambda: hbgf_consensus(frcm.ensemble_, p["n_clusters"],
+                                               random_state=rs, partitioner=p["partitioner"]),
+                "average_link": lambda: average_link_consensus(frcm.consensus_matrix_,
+                                                               p["n_clusters"])}[p["consensus"]]()
+        out[key] = nmi(np.argsort(-correlation_ratio(X, part), kind="stable")[:n_top])
+    return out
+
+
+def test_figure3_from_the_consensus_sweeps_equals_the_computation_before_the_port(run,
+                                                                                  consensus_run):
+    sweeps = pd.concat([pd.read_csv(p, sep="\t") for p in consensus_run["sweeps"]],
+                       ignore_index=True)
+    # one point per method and trial, the top FRACTION of the 24 features (no m = d)
+    assert set(sweeps["n_features"]) == {6} and (sweeps["in_grid"] == 1).all()
+    rows = zhang2012.consensus_rows(sweeps, consensus_run["methods"])
+    for (dataset, seed), trial in rows.groupby(["dataset", "seed"], sort=False):
+        ds = load_dataset(run["data"][dataset])
+        old = _old_figure3(ds.X, ds.y, dataset, seed, consensus_run["methods"])
+        got = trial[trial["method"] == "FRCM"]
+        np.testing.assert_allclose(got["nmi"], old["frcm"], rtol=1e-9)
+        for key, (name, k) in zhang2012.consensus_variants(consensus_run["methods"]).items():
+            got = trial[(trial["method"] == name) & (trial["k"] == k)]["nmi"]
+            assert len(got) == 1
+            np.testing.assert_allclose(got.iloc[0], old[key], rtol=1e-9)
+
+
+def test_figure3_rows_are_frcm_then_each_k_in_the_figures_order(consensus_run):
+    sweeps = pd.concat([pd.read_csv(p, sep="\t") for p in consensus_run["sweeps"]],
+                       ignore_index=True)
+    rows = zhang2012.consensus_rows(sweeps, consensus_run["methods"])
+    trial = rows[(rows["dataset"] == "tiny-b") & (rows["seed"] == 1)]
+    expected = [("FRCM", 2), ("FRCM", 3)] + [(name, k) for k in (2, 3) for name in FIGURE3_ORDER]
+    assert list(zip(trial["method"], trial["k"])) == expected
+    assert trial[trial["method"] == "FRCM"]["nmi"].nunique() == 1  # FRCM does not use k
+    assert list(dict.fromkeys(rows["dataset"])) == ["tiny-a", "tiny-b"]
+    with pytest.raises(ValueError, match="no sweep rows of \\['frcm'\\]"):
+        zhang2012.consensus_rows(sweeps[sweeps["method"] != "frcm"], consensus_run["methods"])
+
+
+def test_figures34_step_tabulates_the_sweeps_and_rankings(run, consensus_run, tmp_path):
     datasets = list(run["data"])
-    files = {ext: {ds: {seed: str(Path(run["rankings"][ds, "frcm"]) / f"seed{seed}.{ext}")
-                        for seed in SEEDS} for ds in datasets} for ext in ("tsv", "npz")}
+    rankings = {ds: {seed: str(Path(run["rankings"][ds, "frcm"]) / f"seed{seed}.tsv")
+                     for seed in SEEDS} for ds in datasets}
     outputs = {k: str(tmp_path / f"{k}.{ext}") for k, ext in (
         ("fig3", "png"), ("fig3_tsv", "tsv"), ("fig3_trials", "tsv"), ("fig4", "png"),
         ("fig4_tsv", "tsv"), ("fig4_trials", "tsv"))}
     zhang2012.figures34(
-        {"data": [str(run["data"][d]) for d in datasets],
+        {"consensus_sweeps": [str(p) for p in consensus_run["sweeps"]],
+         "data": [str(run["data"][d]) for d in datasets],
          "rankings": [str(run["rankings"][d, "frcm"]) for d in datasets]},
-        outputs, datasets=datasets, seeds=SEEDS, frcm_rankings=files["tsv"],
-        frcm_arrays=files["npz"], clusterer=CLUSTERER,
-        consensus_n_clusters=[2, 3], consensus_fraction=0.1)
+        outputs, datasets=datasets, seeds=SEEDS, frcm_rankings=rankings,
+        consensus_methods=consensus_run["methods"], clusterer="kmeans")
     fig3 = pd.read_csv(outputs["fig3_tsv"], sep="\t")
-    assert set(fig3["method"]) == {"FRCM", "CSPA", "HBGF", "AL"}
-    assert (fig3["count"] == len(SEEDS)).all() and len(fig3) == 2 * 4 * 2
+    assert set(fig3["method"]) == {"FRCM", *FIGURE3_ORDER}
+    assert (fig3["count"] == len(SEEDS)).all() and len(fig3) == 2 * 6 * 2
     fig4 = pd.read_csv(outputs["fig4_tsv"], sep="\t")
     assert len(fig4) == 2 * 100 and (fig4["count"] == len(SEEDS)).all()
     # with every feature, the mean Borda value is the mean rank, (D + 1) / 2
@@ -262,13 +332,15 @@ def test_schema_accepts_the_config_blocks_and_rejects_a_wrong_key():
         block = dict(config["papers"][name])
         _schema_validate(block)
         assert block["pca_size_of"] == "frcm"
-        assert config["papers"][name]["experiments"] == {"main": name}
+        assert config["papers"][name]["experiments"] == {
+            "main": name, "consensus": name.replace("zhang2012", "zhang2012-consensus")}
     bad = dict(config["papers"]["zhang2012"], consensus_fractoin=0.2)
     with pytest.raises(Exception, match="consensus_fractoin"):
         _schema_validate(bad)
-    bad = dict(config["papers"]["zhang2012"], experiments={"toy": "zhang2012"})
-    with pytest.raises(Exception):
-        _schema_validate(bad)
+    for experiments in ({"toy": "zhang2012"}, {"main": "zhang2012"}):
+        bad = dict(config["papers"]["zhang2012"], experiments=experiments)
+        with pytest.raises(Exception):
+            _schema_validate(bad)
 
 
 def test_experiment_shares_frcm_ensemble_and_sweeps_the_informative_subset():
@@ -282,36 +354,22 @@ def test_experiment_shares_frcm_ensemble_and_sweeps_the_informative_subset():
     assert config["experiments"]["zhang2012-small"]["seeds"] == [0, 1, 2]
 
 
-def test_figure3_spectral_partitioner_rows_beside_the_metis_ones(run):
-    dataset = "tiny-b"
-    ds = load_dataset(run["data"][dataset])
-    npz = Path(run["rankings"][dataset, "frcm"]) / "seed0.npz"
-    M = steps.read_artifact(npz, "consensus_matrix")
-    ensemble = steps.read_artifact(npz, "ensemble")
-    ranking = read_ranking(Path(run["rankings"][dataset, "frcm"]) / "seed0.tsv")["index"]
-    kwargs = dict(n_clusters_range=range(2, 4), fraction=0.25)
-    both = pd.DataFrame(zhang2012.consensus_selection(
-        ds.X, ds.y, 3, dataset, 0, ranking.to_numpy(), ensemble, M, CLUSTERER,
-        partitioners=("metis", "spectral"), **kwargs))
-    metis = pd.DataFrame(zhang2012.consensus_selection(
-        ds.X, ds.y, 3, dataset, 0, ranking.to_numpy(), ensemble, M, CLUSTERER, **kwargs))
-    assert set(both["method"]) == {"FRCM", "CSPA", "HBGF", "AL", "CSPA (spectral)",
-                                   "HBGF (spectral)"}
-    # the METIS rows are those of a METIS-only run
-    same = both[~both["method"].str.contains("spectral")].reset_index(drop=True)
-    pd.testing.assert_frame_equal(same, metis)
-    # the spectral rows are the spectral partitions' selections, with the same seed
-    n_top = 6
-    for k in (2, 3):
-        rs = derive_seed(0, dataset, "consensus", k)
-        for name, part in (
-                ("CSPA (spectral)", cspa_consensus(M, k, random_state=rs, partitioner="spectral")),
-                ("HBGF (spectral)", hbgf_consensus(ensemble, k, random_state=rs,
-                                                   partitioner="spectral"))):
-            top = np.argsort(-correlation_ratio(ds.X, part), kind="stable")[:n_top]
-            nmi = evaluate(ds.y, _kmeans(ds.X[:, top], 3, 0, dataset), ["nmi"])["nmi"]
-            row = both[(both["method"] == name) & (both["k"] == k)]
-            assert row["nmi"].iloc[0] == nmi
-    with pytest.raises(ValueError, match="partitioner"):
-        zhang2012.consensus_selection(ds.X, ds.y, 3, dataset, 0, ranking.to_numpy(), ensemble,
-                                      M, CLUSTERER, partitioners=("kway",), **kwargs)
+def test_figure3_experiment_has_the_main_experiments_frcm_seeds_and_kmeans():
+    """Same FRCM (method key, parameters), seeds and k-means as the main experiment: the same
+    ensembles, rankings and k-means seeds; every consensus ranker reads FRCM's ensemble."""
+    config = yaml.safe_load((ROOT / "config/experiments/zhang2012.yaml").read_text())
+    for paper in ("zhang2012", "zhang2012-small"):
+        roles = config["papers"][paper]["experiments"]
+        main, consensus = (config["experiments"][roles[r]] for r in ("main", "consensus"))
+        frcm = consensus["methods"]["frcm"]
+        assert {k: frcm[k] for k in ("method", "params")} == main["methods"]["frcm"]
+        assert consensus["seeds"] == main["seeds"]
+        assert consensus["clusterers"] == main["clusterers"]
+        assert set(consensus["datasets"]) <= set(main["datasets"])
+        assert consensus["sweep"]["n_features"] == [{"fraction": 0.1}]
+        variants = expand_grids(consensus["methods"])
+        ranked = {k: v for k, v in variants.items() if k != "frcm"}
+        assert all(v["params"]["ensemble"] == {"from": "frcm", "attribute": "ensemble"}
+                   for v in ranked.values())
+        names = zhang2012.consensus_variants(variants).values()
+        assert sorted(set(names)) == sorted((n, k) for n in FIGURE3_ORDER for k in range(2, 11))

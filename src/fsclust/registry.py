@@ -43,6 +43,9 @@ RANKERS = {
     "frcm": Entry("fsclust.rankers.frcm:FRCM", test_params={"n_partitions": 5}),
     "uff": Entry("fsclust.rankers.uff:UFF"),
     "frmv": Entry("fsclust.rankers.frmv:FRMV", test_params={"n_partitions": 5}),
+    # Zhang et al. 2012's Figure 3: eta^2 with a consensus partition (CSPA, HBGF, average link)
+    "consensus_correlation": Entry("fsclust.rankers.consensus_correlation:ConsensusCorrelation",
+                                   test_params={"n_partitions": 5}),
     "kernel_weighting": Entry("fsclust.rankers.kernel_weighting:KernelWeightingClustering"),
     "kpkmeans": Entry("fsclust.rankers.kpkmeans:KPKMeans",
                       test_params={"n_clusters": 3, "max_inner": 50}),

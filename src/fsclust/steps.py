@@ -260,7 +260,8 @@ def sweep_grid(grid_spec, d, seed, references, ranker=None, X=None, method=None)
     """The m values of one repeat's sweep: :func:`fsclust.sweep.resolve_grid` of the plain
     entries, plus the data-dependent ones: ``{selected_by: method}`` (the number of features
     that method kept for this seed; a method naming itself, ``method``, reads its own fitted
-    ``n_features_selected_``, since its sidecar is written after its grid is known) and
+    ``n_features_selected_``, since its sidecar is written after its grid is known),
+    ``{fraction: f}`` (the top ``max(1, round(f d))`` features, a grid point) and
     ``{informative: mean_plus_std}`` (the size of this method's own informative subset,
     :func:`informative_count`).
 
@@ -275,7 +276,12 @@ def sweep_grid(grid_spec, d, seed, references, ranker=None, X=None, method=None)
         plain, refs = [], [grid_spec]
     else:
         plain, refs = grid_spec, []
-    grid = resolve_grid(plain, d) if (plain or not refs) else []
+    # {fraction: f}: the top max(1, round(f d)) features, a point of the curves (Zhang et al.
+    # 2012's Figure 3: the top 10 %); it brings no m = d of its own
+    shares = {max(1, int(round(v["fraction"] * d))) for v in refs if "fraction" in v}
+    refs = [v for v in refs if "fraction" not in v]
+    grid = resolve_grid(plain, d) if (plain or not (refs or shares)) else []
+    grid = sorted(set(grid) | shares)
     if isinstance(plain, list):
         above = sorted({int(v) for v in plain if int(v) > d})
         if above:

@@ -3,10 +3,13 @@
 # The experiment (role `main`) ranks and clusters everything with the generic evaluate step:
 # FRMV on FRCM's ensemble of each trial, each method's informative subset (score > mean + sd,
 # the sweep rows marked mean_plus_std) clustered like a grid point, FRCM's ensemble and
-# consensus matrix kept in rankings/{dataset}/frcm/seed{S}.npz. These rules only tabulate and
-# plot: Table 2 (+ PCA at FRCM's subset size), its comparison (appended to the experiment's
-# paper_vs_ours.tsv) and Figures 1-2 in one job; Figures 3-4 from FRCM's stored arrays and
-# rankings in another.
+# consensus matrix kept in rankings/{dataset}/frcm/seed{S}.npz. The experiment of role
+# `consensus` ranks the gene sets with FRCM and the consensus rankers (eta^2 with a consensus
+# partition of FRCM's ensemble; a grid over CSPA / HBGF / average link, the partitioner and k)
+# and clusters each at the top 10 % of the genes. These rules only tabulate and plot: Table 2
+# (+ PCA at FRCM's subset size), its comparison (appended to the experiment's
+# paper_vs_ours.tsv) and Figures 1-2 in one job; Figure 3 from the consensus experiment's
+# sweeps and Figure 4 from FRCM's rankings in another.
 ZHANG2012 = papers_of("zhang2012")
 
 
@@ -16,7 +19,8 @@ localrules:
     zhang2012_figures34,
 
 
-# the method key of FRCM in the experiment (Figures 3-4 read its rankings and arrays)
+# the method key of FRCM in both experiments (Figure 3 reads its sweep rows, Figure 4 its
+# rankings)
 ZHANG2012_FRCM = "frcm"
 
 
@@ -96,10 +100,13 @@ rule zhang2012_table2_figures12:
         PAPER_SCRIPT
 
 
-# Figure 3 (consensus partitions of FRCM's stored ensemble and consensus matrix, never a
-# refit) and Figure 4 (Borda values along FRCM's rankings), gene sets, every trial.
+# Figure 3 (the consensus experiment's sweep rows) and Figure 4 (Borda values along FRCM's
+# rankings), gene sets, every trial.
 rule zhang2012_figures34:
     input:
+        consensus_sweeps=lambda wildcards: sweep_files(
+            paper_experiment(wildcards.paper, "consensus")
+        ),
         data=lambda wildcards: expand(
             "data/prepared/{dataset}.npz",
             dataset=paper_datasets(wildcards.paper, "gene_datasets"),
@@ -163,22 +170,20 @@ rule zhang2012_figures34:
         settings=lambda wildcards: {
             "datasets": paper_datasets(wildcards.paper, "gene_datasets"),
             "seeds": EXPERIMENTS[main_experiment(wildcards.paper)]["seeds"],
-            # FRCM's ranking and stored ensemble and consensus matrix of every trial
-            **{
-                f"frcm_{kind}": run_files(
-                    main_experiment(wildcards.paper),
-                    paper_datasets(wildcards.paper, "gene_datasets"),
-                    ZHANG2012_FRCM,
-                    ext,
-                )
-                for kind, ext in (("rankings", "tsv"), ("arrays", "npz"))
-            },
-            "clusterer": first_clusterer(main_experiment(wildcards.paper)),
-            "consensus_n_clusters": PAPERS[wildcards.paper]["consensus_n_clusters"],
-            "consensus_fraction": PAPERS[wildcards.paper]["consensus_fraction"],
-            "consensus_partitioners": PAPERS[wildcards.paper].get(
-                "consensus_partitioners", ["metis"]
+            # FRCM's ranking of every trial
+            "frcm_rankings": run_files(
+                main_experiment(wildcards.paper),
+                paper_datasets(wildcards.paper, "gene_datasets"),
+                ZHANG2012_FRCM,
+                "tsv",
             ),
+            "consensus_methods": EXPERIMENTS[
+                paper_experiment(wildcards.paper, "consensus")
+            ]["methods"],
+            "clusterer": first_clusterer(
+                paper_experiment(wildcards.paper, "consensus")
+            )["key"],
+            "frcm": ZHANG2012_FRCM,
         },
     script:
         PAPER_SCRIPT

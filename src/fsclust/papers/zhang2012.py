@@ -6,14 +6,19 @@ method's ranking (FRMV on FRCM's ensemble of the same trial), the single-start k
 ``derive_seed(seed, dataset, clusterer)``) and, for every method and trial, the k-means of its
 informative subset (score > mean + sd; the sweep rows marked ``selected_by = mean_plus_std``),
 the paper-as-run Laplacian subset included (method ``laplacian-as-run``, the paper's probable
-error, below). This module tabulates and plots what it wrote, from the paths the rules give it
-(``step(inputs, outputs, **settings)``, called by ``scripts/paper.py``). It never refits a
-ranker; two small computations stay here:
-
-* Table 2's PCA row (a projection at FRCM's subset size of the trial, then the same
-  single-start k-means: no ranking, so not a sweep point), in :func:`table2_figures12`;
-* Figure 3's consensus partitions of FRCM's stored ensemble and consensus matrix and the
-  k-means of the features most correlated with them, in :func:`figures34`.
+error, below). Figure 3's experiment (``zhang2012-consensus``) is generic too: FRCM and the
+registered consensus rankers (:class:`~fsclust.rankers.consensus_correlation.ConsensusCorrelation`:
+``eta^2`` with the CSPA, HBGF or average-link consensus partition of FRCM's ensemble of the
+trial, a grid over the consensus function, its partitioner and k), each clustered at one
+sweep point, the top 10 % of the genes. This module tabulates and plots what they wrote, from
+the paths the rules give it (``step(inputs, outputs, **settings)``, called by
+``scripts/paper.py``). It never refits a ranker; one small computation stays here, Table 2's
+PCA row (a projection at FRCM's subset size of the trial, then the same single-start k-means,
+in :func:`table2_figures12`): PCA ranks no feature, so it is no sweep of a ranking, and its
+number of axes is another method's informative-subset size of the same trial, which the
+generic steps give a ranking's sweep (``{informative: mean_plus_std}``) but no clusterer. The
+class-relevance Borda values of Figure 4 score FRCM's ranking against the classes, a
+tabulation like the metrics.
 
 The Laplacian score of Table 2 (Zhang et al. 2012, section 3.2 and Table 2). The paper applies
 the UFF rule "CE > c + sigma" (score above mean + sd) to every method and cites Cai's
@@ -48,6 +53,8 @@ NMI .477 / .499 / .343 / .230 (batch) to .578 / .54 / .45 / .339 (online), the p
 
 from __future__ import annotations
 
+import inspect
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -56,22 +63,17 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
-from fsclust.consensus import (  # noqa: E402
-    average_link_consensus,
-    cspa_consensus,
-    hbgf_consensus,
-)
+from fsclust.consensus import PARTITIONERS  # noqa: E402
 from fsclust.datasets import load_dataset  # noqa: E402
 from fsclust.metrics import evaluate  # noqa: E402
 from fsclust.projection import pca_projection  # noqa: E402
 from fsclust.ranking import read_ranking  # noqa: E402
 from fsclust.rankers.frmv import correlation_ratio  # noqa: E402
-from fsclust.registry import make_clusterer  # noqa: E402
+from fsclust.registry import make_clusterer, ranker_class  # noqa: E402
 from fsclust.report.figures import save_figure  # noqa: E402
 from fsclust.report.paper import paper_vs_ours, read_paper_results  # noqa: E402
 from fsclust.report.tables import write_tables  # noqa: E402
 from fsclust.seeds import derive_seed  # noqa: E402
-from fsclust.steps import read_artifact  # noqa: E402
 
 PAPER = "004_d0afee71ef931b8d.txt"
 # The paper's names of our dataset ids and method keys.
@@ -88,9 +90,11 @@ AS_RUN = "laplacian-as-run"
 AS_RUN_NOTE = ("variant: the paper as run (its probable error): the genes whose Laplacian "
                "score (cosine 5-NN graph of Cai's LaplacianScore.m example, self-loops) is "
                "above mean + sd, i.e. the largest scores, the worst genes")
-CONSENSUS = ("CSPA", "HBGF", "AL")
-#: Figure 3's graph partitioners of CSPA and HBGF (METIS as the papers; spectral as before)
-PARTITIONERS = ("metis", "spectral")
+#: The registered ranker of Figure 3's consensus methods (experiment zhang2012-consensus)
+CONSENSUS_RANKER = "consensus_correlation"
+#: Figure 3's names of its consensus functions, in the order of its lines
+CONSENSUS_NAMES = {"cspa": "CSPA", "hbgf": "HBGF", "average_link": "AL"}
+CONSENSUS = tuple(CONSENSUS_NAMES.values())
 #: The sweep mark of Table 2's point (grid entry ``{informative: mean_plus_std}``).
 INFORMATIVE = "mean_plus_std"
 
@@ -372,52 +376,63 @@ def _as_list(value):
 # Figures 3-4
 
 
-def consensus_selection(X, y, n_clusters, dataset, seed, ranking, ensemble, consensus_matrix,
-                        clusterer, n_clusters_range=range(2, 11), fraction=0.10,
-                        partitioners=("metis",)):
-    """Figure 3 data of one trial: NMI of k-means on the top ``fraction`` of FRCM's features
-    and on the features most correlated with the CSPA, HBGF and average-link consensus
-    partitions (k clusters) of FRCM's ensemble, from FRCM's stored arrays (never refitted).
+def _ranker_params(spec):
+    """A method spec's parameters over its class's defaults (read from the signature: no
+    estimator is built here)."""
+    signature = inspect.signature(ranker_class(spec["method"]))
+    return {**{name: p.default for name, p in signature.parameters.items()},
+            **(spec.get("params") or {})}
 
-    CSPA and HBGF cut their graphs with each of ``partitioners``: ``"metis"`` (as Strehl &
-    Ghosh and Fern & Brodley did; methods ``CSPA``, ``HBGF``) and ``"spectral"`` (the spectral
-    partitions used before METIS was installed; methods ``CSPA (spectral)``,
-    ``HBGF (spectral)``), with the same seed.
 
-    Correlation-based selection: the features with the largest correlation ratio ``eta^2``
-    with the consensus partition (the squared linear correlation for two clusters; its
-    label-order-free extension for more). The columns are taken in rank order, as before.
-    """
-    n_top = max(1, int(round(fraction * X.shape[1])))
-    ensemble = np.atleast_2d(np.asarray(ensemble))
-    if ensemble.shape[1] != X.shape[0] or np.shape(consensus_matrix) != (X.shape[0],) * 2:
-        raise ValueError(f"{dataset} seed {seed}: FRCM's ensemble {ensemble.shape} / consensus "
-                         f"matrix {np.shape(consensus_matrix)} do not fit {X.shape[0]} samples")
+def consensus_variants(methods):
+    """``{key: (name, k)}`` of the consensus rankers among ``methods`` (an experiment's
+    ``{key: spec}``, grids expanded), in Figure 3's order of rows: by ``k``, then CSPA and HBGF
+    cut by METIS (names ``CSPA``, ``HBGF``), by another partitioner (``CSPA (spectral)``, ...),
+    then average link (``AL``)."""
+    found = []
+    for key, spec in methods.items():
+        if spec["method"] != CONSENSUS_RANKER:
+            continue
+        params = _ranker_params(spec)
+        consensus, k = params["consensus"], int(params["n_clusters"])
+        name, graph = CONSENSUS_NAMES[consensus], consensus != "average_link"
+        if graph and params["partitioner"] != "metis":
+            name += f" ({params['partitioner']})"
+        order = (k, not graph, PARTITIONERS.index(params["partitioner"]) if graph else 0,
+                 list(CONSENSUS_NAMES).index(consensus))
+        found.append((order, key, name, k))
+    return {key: (name, k) for _, key, name, k in sorted(found)}
+
+
+def consensus_rows(sweeps, methods, frcm="frcm", clusterer="kmeans"):
+    """Figure 3 data, one row per trial, method and k: NMI of the k-means on the top 10 % of
+    the genes of FRCM (method ``frcm``, the same NMI for every k) and of each consensus ranker
+    (:class:`~fsclust.rankers.consensus_correlation.ConsensusCorrelation`, method
+    :func:`consensus_variants`' name, its k).
+
+    ``sweeps`` holds the sweep rows of the consensus experiment (the generic evaluate step's
+    TSVs, one point per method and trial: ``{fraction: 0.1}``); datasets in their order of
+    appearance, seeds in increasing order."""
+    variants = consensus_variants(methods)
+    ks = sorted({k for _, k in variants.values()})
+    sweeps = sweeps[sweeps["clusterer"] == clusterer]
     rows = []
-    labels = _kmeans_labels(X[:, ranking[:n_top]], clusterer, n_clusters, seed, dataset)
-    nmi = evaluate(y, labels, ("nmi",))["nmi"]
-    for k in n_clusters_range:
-        rows.append({"dataset": dataset, "seed": seed, "method": "FRCM", "k": k, "nmi": nmi})
-    for k in n_clusters_range:
-        rs = derive_seed(seed, dataset, "consensus", k)
-        partitions = {}
-        for partitioner in partitioners:
-            if partitioner not in PARTITIONERS:
-                raise ValueError(f"unknown consensus partitioner {partitioner!r}; known: "
-                                 f"{PARTITIONERS}")
-            suffix = "" if partitioner == "metis" else f" ({partitioner})"
-            partitions["CSPA" + suffix] = cspa_consensus(consensus_matrix, k, random_state=rs,
-                                                         partitioner=partitioner)
-            partitions["HBGF" + suffix] = hbgf_consensus(ensemble, k, random_state=rs,
-                                                         partitioner=partitioner)
-        partitions["AL"] = average_link_consensus(consensus_matrix, k)
-        for name, part in partitions.items():
-            rel = correlation_ratio(X, part)
-            top = np.argsort(-rel, kind="stable")[:n_top]
-            labels = _kmeans_labels(X[:, top], clusterer, n_clusters, seed, dataset)
-            rows.append({"dataset": dataset, "seed": seed, "method": name, "k": k,
-                         "nmi": evaluate(y, labels, ("nmi",))["nmi"]})
-    return rows
+    for dataset in dict.fromkeys(sweeps["dataset"]):
+        data = sweeps[sweeps["dataset"] == dataset]
+        for seed in sorted(set(data["seed"])):
+            trial = data[data["seed"] == seed]
+            if trial["method"].duplicated().any():
+                raise ValueError(f"{dataset} seed {seed}: several sweep points of one method; "
+                                 "Figure 3 reads one point ({fraction: 0.1}) per method")
+            nmi = dict(zip(trial["method"], trial["nmi"]))
+            missing = sorted({frcm, *variants} - set(nmi))
+            if missing:
+                raise ValueError(f"{dataset} seed {seed}: no sweep rows of {missing}")
+            rows += [{"dataset": dataset, "seed": int(seed), "method": "FRCM", "k": k,
+                      "nmi": nmi[frcm]} for k in ks]
+            rows += [{"dataset": dataset, "seed": int(seed), "method": name, "k": k,
+                      "nmi": nmi[key]} for key, (name, k) in variants.items()]
+    return pd.DataFrame(rows, columns=["dataset", "seed", "method", "k", "nmi"])
 
 
 def borda_rows(X, y, dataset, seed, ranking, percents=range(1, 101)):
@@ -488,47 +503,43 @@ def borda_figure(data, out_path):
     return summary
 
 
-def figures34(inputs, outputs, *, datasets, seeds, frcm_rankings, frcm_arrays, clusterer,
-              consensus_n_clusters=tuple(range(2, 11)), consensus_fraction=0.1,
-              consensus_partitioners=("metis",)):
-    """Figures 3 and 4 (gene sets) from FRCM's rankings and stored arrays of every trial.
+def figures34(inputs, outputs, *, datasets, seeds, frcm_rankings, consensus_methods,
+              clusterer, frcm="frcm"):
+    """Figure 3 from the consensus experiment's sweeps, Figure 4 (gene sets) from FRCM's
+    rankings of every trial.
 
     Parameters
     ----------
     inputs : dict
+        ``consensus_sweeps``: the sweep TSVs of the consensus experiment (Figure 3);
         ``data``: the prepared ``.npz`` of each of ``datasets``, in that order; ``rankings``:
-        FRCM's rankings directories (the job outputs; the files read are ``frcm_rankings`` and
-        ``frcm_arrays``).
+        FRCM's rankings directories (the job outputs; the files read are ``frcm_rankings``).
     outputs : dict
         ``fig3`` (PNG), ``fig3_tsv`` (its summary), ``fig3_trials`` (one row per trial, k and
         method), ``fig4``, ``fig4_tsv``, ``fig4_trials``.
     datasets : list of str
+        Figure 4's lines.
     seeds : list of int
-        One trial per seed.
-    frcm_rankings, frcm_arrays : dict
-        ``{dataset: {seed: path}}``: FRCM's ranking TSV and the NPZ of its ``ensemble`` and
-        ``consensus_matrix`` (:func:`fsclust.steps.read_artifact`) of every trial.
-    clusterer : dict
-        ``{key, method, params}`` of the evaluation clusterer.
-    consensus_partitioners : list of str
-        Graph partitioners of CSPA and HBGF (:func:`consensus_selection`).
+        Figure 4's trials, one per seed.
+    frcm_rankings : dict
+        ``{dataset: {seed: path}}``: FRCM's ranking TSV of every trial (Figure 4).
+    consensus_methods : dict
+        ``{key: spec}`` of the consensus experiment's methods (:func:`consensus_rows`).
+    clusterer : str
+        The key of the consensus experiment's clusterer.
+    frcm : str
+        The method key of FRCM in the consensus experiment.
     """
-    fig3, fig4 = [], []
-    data_paths = dict(zip(datasets, _as_list(inputs["data"])))
+    sweeps = pd.concat([pd.read_csv(p, sep="\t") for p in _as_list(inputs["consensus_sweeps"])],
+                       ignore_index=True)
+    fig3 = consensus_rows(sweeps, consensus_methods, frcm, clusterer)
+    fig4 = []
     with threadpool_limits(limits=1):
-        for dataset, data_path in data_paths.items():
+        for dataset, data_path in zip(datasets, _as_list(inputs["data"])):
             ds = load_dataset(data_path)
             for seed in seeds:
-                ranking = _ranking(frcm_rankings[dataset][seed])
-                arrays = frcm_arrays[dataset][seed]
-                fig3 += consensus_selection(
-                    ds.X, ds.y, ds.n_classes, dataset, seed, ranking,
-                    read_artifact(arrays, "ensemble"),
-                    read_artifact(arrays, "consensus_matrix"), clusterer,
-                    n_clusters_range=consensus_n_clusters, fraction=consensus_fraction,
-                    partitioners=tuple(consensus_partitioners))
-                fig4 += borda_rows(ds.X, ds.y, dataset, seed, ranking)
-    fig3 = pd.DataFrame(fig3, columns=["dataset", "seed", "method", "k", "nmi"])
+                fig4 += borda_rows(ds.X, ds.y, dataset, seed,
+                                   _ranking(frcm_rankings[dataset][seed]))
     fig4 = pd.DataFrame(fig4, columns=["dataset", "seed", "percent", "n_features",
                                        "mean_borda"])
     # the figures and their summaries are made from the per-trial tables as written (6

@@ -1,6 +1,7 @@
 """Feature rankers: one module per method, all following :class:`FeatureRanker`."""
 
 from .base import FeatureRanker, constant_features, mean_plus_std_rule, ranking_from_scores
+from .consensus_correlation import ConsensusCorrelation
 from .evsfsc import EVSFSC
 from .frcm import FRCM
 from .fsfs import FSFS
@@ -19,6 +20,7 @@ from .uff import UFF
 from .variance import VarianceScore
 
 __all__ = [
+    "ConsensusCorrelation",
     "EVSFSC",
     "FRCM",
     "FSFS",

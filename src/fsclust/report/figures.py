@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import matplotlib
 
 matplotlib.use("Agg")  # headless: the workflow runs on clusters without a display
@@ -55,7 +57,9 @@ def plot_sweeps(summary, dataset, metrics, path, *, baseline_method="nofs", titl
         raise ValueError(f"no results for dataset {dataset!r} to plot")
     clusterers = sorted(data["clusterer"].unique())
     methods = [m for m in sorted(data["method"].unique()) if m != baseline_method]
-    colors = dict(zip(methods, plt.cm.tab10.colors * 2))
+    # more methods than colours (zhang2012-consensus has 46): colours repeat, line styles
+    # and markers tell them apart
+    colors = dict(zip(methods, itertools.cycle(plt.cm.tab10.colors)))
     styles = {m: (LINE_STYLES[k % len(LINE_STYLES)], MARKERS[k % len(MARKERS)])
               for k, m in enumerate(methods)}
     n_seeds = int(data["n_runs"].max()) if "n_runs" in data else None
