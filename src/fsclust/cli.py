@@ -2,12 +2,21 @@
 
     fsclust rank --method laplacian --input expr.tsv --output ranking.tsv [--n-clusters K]
                  [--seed S] [--label-column COL] [--set n_neighbors=10 ...] [--impute median]
+    fsclust select --method laplacian --input expr.tsv --output-dir DIR
+                   [--n-features auto|M] [--n-clusters auto|K]
+                   [--criterion stability|pac|silhouette] [--rule one-se|best]
+                   [--n-resamples R] [--subsample F] [--n-jobs J] [--seed S]
+                   [--label-column COL] [--set n_neighbors=10 ...] [--impute median]
     fsclust datasets [--catalog config/datasets.tsv] [--mirror DIR] [--check]
     fsclust methods
     fsclust --version
 
+``select`` chooses the number of features m and of clusters K without labels
+(:class:`fsclust.selection.LabelFreeSelector`) and writes ``ranking.tsv``, ``labels.tsv``,
+``criterion.tsv`` and ``summary.json`` into DIR, all four or none.
+
 Bad input ends with one line ``fsclust: error: ...`` on stderr and exit code 2, before anything
-is written; the ranking is written atomically, so a failed run leaves no file behind.
+is written; outputs are written atomically, so a failed run leaves no file behind.
 """
 
 from __future__ import annotations
@@ -26,6 +35,8 @@ from fsclust import __version__
 
 # How read_table's hints name its options on the command line.
 _TABLE_FLAGS = {"label_column": "--label-column", "missing": "--impute median"}
+# What `select` writes into --output-dir; an earlier run's are the only files it may replace.
+_SELECT_FILES = ("ranking.tsv", "labels.tsv", "criterion.tsv", "summary.json")
 _SHOW = 5  # names quoted in a message before "..."
 
 
@@ -103,13 +114,41 @@ def _check_output(output):
     if path.is_dir():
         raise ValueError(f"--output {output} is a directory; give a file name, e.g. "
                          f"{path / 'ranking.tsv'}")
-    parent = path.parent
+    _check_parent(f"--output {output}", path.parent)
+
+
+def _check_parent(flag, parent):
+    """Fail when the folder ``parent`` an output goes into is missing or not writable."""
     if not parent.exists():
-        raise ValueError(f"--output {output}: directory {parent} does not exist")
+        raise ValueError(f"{flag}: directory {parent} does not exist")
     if not parent.is_dir():
-        raise ValueError(f"--output {output}: {parent} is not a directory")
+        raise ValueError(f"{flag}: {parent} is not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise ValueError(f"--output {output}: directory {parent} is not writable")
+        raise ValueError(f"{flag}: directory {parent} is not writable")
+
+
+def _check_output_dir(output_dir):
+    """Fail before any work when ``--output-dir`` cannot be written or holds other files.
+
+    The folder is replaced as a whole (:func:`fsclust._io.atomic_dir`), so that the four files
+    appear together or not at all; it must therefore be new, empty or an earlier output of
+    ``select``, never a folder whose other files the replacement would delete.
+    """
+    flag = f"--output-dir {output_dir}"
+    path = Path(output_dir)
+    here = Path.cwd()
+    if path.resolve() in (here, *here.parents):
+        raise ValueError(f"{flag} is the current directory or above it; give a new directory")
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"{flag} is a file; give a directory name")
+    if path.is_dir():
+        others = sorted(p.name for p in path.iterdir() if p.name not in _SELECT_FILES)
+        if others:
+            raise ValueError(f"{flag} holds other files ({_quote_names(others)}) that writing "
+                             "would delete; give a new or empty directory")
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise ValueError(f"{flag}: directory {path} is not writable")
+    _check_parent(flag, path.parent)
 
 
 def _read_input(path, label_column, impute=None):
@@ -178,29 +217,24 @@ def _with_flag_hint(message, method):
     return message.rstrip(". ") + (f"; change it with {', '.join(hints)}" if hints else "")
 
 
-def _cmd_rank(args):
-    import pandas as pd
-
-    from fsclust.ranking import rank_features, ranking_table, write_ranking
-    from fsclust.registry import ranker_class
-
-    ranker_class(args.method)  # an unknown method fails first, listing the valid ones
-    params = _parse_set(args.set, args.method)
-    _check_output(args.output)
-    data = _read_input(args.input, args.label_column, impute=args.impute)
-    n_clusters = _n_clusters(args, params, data, args.method)
-    names = np.asarray(data.feature_names, dtype=object)
+def _constant_features(data, path):
+    """The mask of constant columns, which are not ranked; an error when every one is."""
     # A constant column carries no cluster structure and gives 0/0 in several scores (Laplacian,
     # SPEC, standardised PCA); rank the others and put the constants last, tied with the worst.
     constant = np.ptp(data.X, axis=0) == 0
     if constant.all():
-        raise ValueError(f"{args.input}: all {constant.size} feature(s) are constant; "
-                         "nothing to rank")
-    try:
-        ranker = rank_features(data.X[:, ~constant], args.method, params,
-                               n_clusters=n_clusters, random_state=args.seed)
-    except ValueError as exc:
-        raise ValueError(_with_flag_hint(str(exc), args.method)) from None
+        raise ValueError(f"{path}: all {constant.size} feature(s) are constant; nothing to rank")
+    return constant
+
+
+def _ranking_with_constants(ranker, feature_names, constant):
+    """The ranking table of ``ranker``, fitted on the non-constant columns, with the constant
+    columns appended last, scored like the worst, and a warning naming them."""
+    import pandas as pd
+
+    from fsclust.ranking import ranking_table
+
+    names = np.asarray(feature_names, dtype=object)
     table = ranking_table(ranker, names[~constant])
     if constant.any():
         finite = table["score"][np.isfinite(table["score"])]
@@ -210,7 +244,25 @@ def _cmd_rank(args):
         table = pd.concat([table, tail], ignore_index=True)
         _warn(f"{int(constant.sum())} constant feature(s) ({_quote_names(names[constant])}) "
               f"ranked last with score {worst:.6g}")
-    write_ranking(table, args.output)
+    return table
+
+
+def _cmd_rank(args):
+    from fsclust.ranking import rank_features, write_ranking
+    from fsclust.registry import ranker_class
+
+    ranker_class(args.method)  # an unknown method fails first, listing the valid ones
+    params = _parse_set(args.set, args.method)
+    _check_output(args.output)
+    data = _read_input(args.input, args.label_column, impute=args.impute)
+    n_clusters = _n_clusters(args, params, data, args.method)
+    constant = _constant_features(data, args.input)
+    try:
+        ranker = rank_features(data.X[:, ~constant], args.method, params,
+                               n_clusters=n_clusters, random_state=args.seed)
+    except ValueError as exc:
+        raise ValueError(_with_flag_hint(str(exc), args.method)) from None
+    write_ranking(_ranking_with_constants(ranker, data.feature_names, constant), args.output)
     print(f"ranked {data.X.shape[1]} features of {data.X.shape[0]} samples with "
           f"{args.method}; wrote {args.output}", file=sys.stderr)
     return 0
