@@ -268,6 +268,165 @@ def _cmd_rank(args):
     return 0
 
 
+# Selector parameters whose defaults --help shows: LabelFreeSelector declares them, once.
+_SELECTOR_DEFAULTS = ("n_features", "n_clusters", "criterion", "rule", "n_resamples",
+                      "subsample")
+
+
+def _auto_or_int(text):
+    """``auto`` or an integer (its range is checked against the data)."""
+    if text == "auto":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expects auto or an integer, got {text!r}") from None
+
+
+def _selector_options(args, params):
+    """The LabelFreeSelector parameters of the command line, checked before reading the data:
+    flags left out take the selector's own defaults."""
+    from fsclust.selection import CRITERIA, RULES
+
+    for key, flag in (("n_clusters", "--n-clusters K"), ("random_state", "--seed S")):
+        if key in params:
+            raise ValueError(f"--set {key}: select sets it; use {flag}")
+    given = {name: getattr(args, name) for name in (*_SELECTOR_DEFAULTS, "n_jobs")}
+    options = {name: value for name, value in given.items() if value is not None}
+    for name, valid in (("criterion", CRITERIA), ("rule", RULES)):
+        if name in options and options[name] not in valid:
+            raise ValueError(f"--{name} {options[name]}: choose one of {', '.join(valid)}")
+    if "subsample" in options and not 0 < options["subsample"] < 1:
+        raise ValueError(f"--subsample {options['subsample']} is out of range: the fraction of "
+                         "the samples in each subsample lies strictly between 0 and 1 (e.g. 0.8)")
+    if "n_resamples" in options and options["n_resamples"] < 2:
+        raise ValueError(f"--n-resamples {options['n_resamples']} is out of range: stability "
+                         "compares subsamples, so at least 2")
+    if options.get("n_jobs") == 0:
+        raise ValueError("--n-jobs 0: give a number of parallel jobs (-1: all cores)")
+    return options
+
+
+def _check_selector_sizes(selector, args, n, d, d_ranked):
+    """Check m and K against the data before fitting, in the words of the flags."""
+    m, k = selector.n_features, selector.n_clusters
+    if m != "auto" and not 1 <= m <= d_ranked:
+        constants = f" ({d - d_ranked} of the {d} are constant)" if d_ranked < d else ""
+        raise ValueError(f"--n-features {m} is out of range: the number of features to keep "
+                         f"must be between 1 and the {d_ranked} features of {args.input}"
+                         f"{constants}")
+    # the subsample size as LabelFreeSelector.fit draws it
+    size = int(round(selector.subsample * n))
+    if not 3 <= size < n:
+        raise ValueError(f"--subsample {selector.subsample} of {n} samples gives {size}; it "
+                         "must leave at least 3 samples and fewer than all")
+    if k != "auto" and not 2 <= k < size:
+        raise ValueError(f"--n-clusters {k} is out of range: the number of clusters must be "
+                         f"between 2 and the subsample size minus one ({size - 1}: "
+                         f"--subsample {selector.subsample} of {n} samples)")
+
+
+def _select_report(selector, table):
+    """The stderr line's account of the choice, and warnings for a degenerate result."""
+    m, k = selector.n_features_, selector.n_clusters_
+    criterion, rule = selector.criterion, selector.rule
+    searched = [name for name in ("n_features", "n_clusters")
+                if selector.get_params()[name] == "auto"]
+    if not searched:
+        how = "m and K given, no search"
+    else:
+        row = table[(table["n_features"] == m) & (table["n_clusters"] == k)].iloc[0]
+        value, se = row[criterion], row[f"{criterion}_se"]
+        how = f"criterion {criterion} = {value:.3f} ± {se:.3f}, rule {rule}"
+        undefined = int(table[criterion].isna().sum())
+        if undefined:
+            _warn(f"criterion {criterion} is undefined at {undefined} of {len(table)} (m, K) "
+                  "(a subsample clustered into one group?); they were not candidates")
+        if criterion == "stability" and value <= 0:
+            _warn(f"stability {value:.3f} at the chosen (m, K): no more stable than random "
+                  "labellings of the same cluster sizes; the data may hold no clusters")
+    n_found = len(np.unique(selector.labels_))
+    if n_found < k:
+        _warn(f"the clustering of all samples has {n_found} non-empty cluster(s), fewer than "
+              f"K = {k}")
+    if searched == ["n_features"]:
+        how += "; K given"
+    elif searched == ["n_clusters"]:
+        how += "; m given"
+    return how
+
+
+def _cmd_select(args):
+    import json
+
+    import pandas as pd
+
+    from fsclust._io import atomic_dir
+    from fsclust.metrics import evaluate
+    from fsclust.ranking import write_ranking
+    from fsclust.registry import ranker_class
+    from fsclust.selection import LabelFreeSelector
+
+    ranker_class(args.method)  # an unknown method fails first, listing the valid ones
+    params = _parse_set(args.set, args.method)
+    selector = LabelFreeSelector(args.method, params or None,
+                                 **_selector_options(args, params),
+                                 random_state=args.seed)
+    _check_output_dir(args.output_dir)
+    data = _read_input(args.input, args.label_column, impute=args.impute)
+    constant = _constant_features(data, args.input)
+    (n, d), d_ranked = data.X.shape, int((~constant).sum())
+    _check_selector_sizes(selector, args, n, d, d_ranked)
+    try:
+        selector.fit(data.X[:, ~constant])  # never the labels: they only score the result
+    except ValueError as exc:
+        raise ValueError(_with_flag_hint(str(exc), args.method)) from None
+
+    ranking = _ranking_with_constants(selector.ranker_, data.feature_names, constant)
+    chosen = set(np.asarray(data.feature_names, dtype=object)[~constant][selector.support_])
+    ranking["selected"] = ranking["feature"].isin(chosen)
+    labels = pd.DataFrame({"sample": data.sample_names, "cluster": selector.labels_})
+    table = selector.criteria_
+    how = _select_report(selector, table)
+    summary = {
+        "method": args.method,
+        "parameters": params,
+        "input": str(args.input),
+        "n_samples": n,
+        "n_features_in": d,
+        "n_constant_features": d - d_ranked,
+        "n_features": selector.n_features_,
+        "n_clusters": selector.n_clusters_,
+        "criterion": selector.criterion,
+        "rule": selector.rule,
+        "search": {
+            "n_features": selector.n_features,
+            "n_clusters": selector.n_clusters,
+            "n_features_grid": sorted(int(v) for v in table["n_features"].unique()),
+            "n_clusters_range": sorted(int(v) for v in table["n_clusters"].unique()),
+            "n_resamples": selector.n_resamples,
+            "subsample": selector.subsample,
+            "clusterer": selector.clusterer,
+        },
+        "eigengap_n_clusters": selector.eigengap_n_clusters_,
+        "seed": args.seed,
+        "fsclust_version": __version__,
+    }
+    if data.y is not None:
+        summary.update(label_column=args.label_column, n_classes=data.n_classes,
+                       **evaluate(data.y, selector.labels_))
+    out = Path(args.output_dir)
+    with atomic_dir(out) as tmp:
+        write_ranking(ranking, tmp / "ranking.tsv")
+        labels.to_csv(tmp / "labels.tsv", sep="\t", index=False)
+        table.to_csv(tmp / "criterion.tsv", sep="\t", index=False, float_format="%.17g")
+        (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    print(f"kept {selector.n_features_} of {d} features, K = {selector.n_clusters_} clusters "
+          f"({how}); wrote {out}/ ({', '.join(_SELECT_FILES)})",
+          file=sys.stderr)
+    return 0
+
+
 def _cmd_datasets(args):
     from pathlib import Path
 
@@ -325,8 +484,28 @@ def _cmd_methods(args):
     return 0
 
 
+class _SelectHelp(argparse.Action):
+    """``select --help``: shows LabelFreeSelector's defaults, read only then, so that other
+    commands do not pay for importing it."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from fsclust.selection import LabelFreeSelector
+
+        signature = inspect.signature(LabelFreeSelector).parameters
+        parser.set_defaults(**{name: signature[name].default for name in _SELECTOR_DEFAULTS})
+        parser.print_help()
+        parser.exit()
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one line, like every other bad input."""
+
+    def error(self, message):
+        self.exit(2, f"fsclust: error: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="fsclust", description="Unsupervised feature selection for clustering."
     )
     parser.add_argument("--version", action="version", version=f"fsclust {__version__}")
@@ -350,6 +529,57 @@ def build_parser():
                       help="replace empty, NaN or infinite cells by their column's median "
                            "(default: such cells are an error)")
     rank.set_defaults(func=_cmd_rank)
+
+    select = sub.add_parser(
+        "select", add_help=False,
+        help="choose m features and K clusters without labels, and cluster",
+        description="Rank the features with --method, choose how many to keep (m) and how "
+                    "many clusters (K) by the stability of resampled clusterings, without "
+                    "labels, and cluster all samples on the chosen features. Writes "
+                    "ranking.tsv (feature, score, rank, selected), labels.tsv (sample, "
+                    "cluster), criterion.tsv (every criterion with its standard error for "
+                    "every (m, K), and the feature-set stability with its 95 % interval) and "
+                    "summary.json into DIR, all four or none.")
+    select.add_argument("-h", "--help", action=_SelectHelp, nargs=0,
+                        help="show this help message and exit")
+    select.add_argument("--method", required=True, help="feature-ranking method (see 'fsclust methods')")
+    select.add_argument("--input", required=True, help="TSV or CSV: first column sample ids, header of feature names")
+    select.add_argument("--output-dir", required=True, metavar="DIR",
+                        help="directory written with the four files; new, empty, or an earlier "
+                             "output of select (it is replaced as a whole)")
+    select.add_argument("--n-features", type=_auto_or_int, metavar="auto|M",
+                        help="number of features to keep, 1..d; an integer skips the search for "
+                             "m (default: %(default)s)")
+    select.add_argument("--n-clusters", type=_auto_or_int, metavar="auto|K",
+                        help="number of clusters, from 2 to the subsample size minus one; an "
+                             "integer skips the search for K (default: %(default)s)")
+    select.add_argument("--criterion", metavar="stability|pac|silhouette",
+                        help="what chooses (m, K): stability of the clusterings of subsamples "
+                             "against random labellings, 1 - PAC of their consensus, or their "
+                             "silhouette on all features; every criterion is written to "
+                             "criterion.tsv (default: %(default)s)")
+    select.add_argument("--rule", metavar="one-se|best",
+                        help="one-se: the smallest m, then K, within one standard error of the "
+                             "best value; best: the best value (default: %(default)s)")
+    select.add_argument("--n-resamples", type=int, metavar="R",
+                        help="number of subsamples, at least 2 (default: %(default)s)")
+    select.add_argument("--subsample", type=float, metavar="F",
+                        help="fraction of the samples in each subsample, in (0, 1) "
+                             "(default: %(default)s)")
+    select.add_argument("--n-jobs", type=int, metavar="J",
+                        help="subsamples run in parallel (-1: all cores); the result does not "
+                             "depend on it (default: 1)")
+    select.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    select.add_argument("--label-column", default=None, metavar="COL",
+                        help="column holding class labels: excluded from the features, never "
+                             "used to choose; summary.json gets ACC, NMI and ARI of labels.tsv "
+                             "against it")
+    select.add_argument("--set", action="append", metavar="PARAM=VALUE",
+                        help="method parameter, e.g. --set n_neighbors=10 (repeatable)")
+    select.add_argument("--impute", choices=["median"], default=None,
+                        help="replace empty, NaN or infinite cells by their column's median "
+                             "(default: such cells are an error)")
+    select.set_defaults(func=_cmd_select)
 
     datasets = sub.add_parser("datasets", help="list the dataset registry")
     datasets.add_argument("--catalog", default=None, help="dataset sheet (default config/datasets.tsv)")
