@@ -288,7 +288,8 @@ def _selector_options(args, params):
     flags left out take the selector's own defaults."""
     from fsclust.selection import CRITERIA, RULES
 
-    for key, flag in (("n_clusters", "--n-clusters K"), ("random_state", "--seed S")):
+    for key, flag in (("n_clusters", "--n-clusters K"), ("random_state", "--seed S"),
+                      ("n_features_to_select", "--n-features M")):
         if key in params:
             raise ValueError(f"--set {key}: select sets it; use {flag}")
     given = {name: getattr(args, name) for name in (*_SELECTOR_DEFAULTS, "n_jobs")}
