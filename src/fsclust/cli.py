@@ -505,6 +505,23 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"fsclust: error: {message} (see '{self.prog} --help')\n")
 
 
+def _add_input_flags(command):
+    """--method and --input, which rank and select share."""
+    command.add_argument("--method", required=True,
+                         help="feature-ranking method (see 'fsclust methods')")
+    command.add_argument("--input", required=True,
+                         help="TSV or CSV: first column sample ids, header of feature names")
+
+
+def _add_method_flags(command):
+    """--set and --impute, which rank and select share."""
+    command.add_argument("--set", action="append", metavar="PARAM=VALUE",
+                         help="method parameter, e.g. --set n_neighbors=10 (repeatable)")
+    command.add_argument("--impute", choices=["median"], default=None,
+                         help="replace empty, NaN or infinite cells by their column's median "
+                              "(default: such cells are an error)")
+
+
 def build_parser():
     parser = _Parser(
         prog="fsclust", description="Unsupervised feature selection for clustering."
@@ -513,8 +530,7 @@ def build_parser():
     sub = parser.add_subparsers(dest="command", required=True)
 
     rank = sub.add_parser("rank", help="rank the features of a TSV/CSV file (samples in rows)")
-    rank.add_argument("--method", required=True, help="feature-ranking method (see 'fsclust methods')")
-    rank.add_argument("--input", required=True, help="TSV or CSV: first column sample ids, header of feature names")
+    _add_input_flags(rank)
     rank.add_argument("--output", required=True, help="TSV written with columns feature, score, rank")
     rank.add_argument("--n-clusters", type=int, default=None, metavar="K",
                       help="number of clusters K, between 2 and the number of samples, for methods "
@@ -524,11 +540,7 @@ def build_parser():
     rank.add_argument("--label-column", default=None, metavar="COL",
                       help="column holding class labels: excluded from the features, and its "
                            "number of classes is K when --n-clusters is not given")
-    rank.add_argument("--set", action="append", metavar="PARAM=VALUE",
-                      help="method parameter, e.g. --set n_neighbors=10 (repeatable)")
-    rank.add_argument("--impute", choices=["median"], default=None,
-                      help="replace empty, NaN or infinite cells by their column's median "
-                           "(default: such cells are an error)")
+    _add_method_flags(rank)
     rank.set_defaults(func=_cmd_rank)
 
     select = sub.add_parser(
@@ -543,8 +555,7 @@ def build_parser():
                     "summary.json into DIR, all four or none.")
     select.add_argument("-h", "--help", action=_SelectHelp, nargs=0,
                         help="show this help message and exit")
-    select.add_argument("--method", required=True, help="feature-ranking method (see 'fsclust methods')")
-    select.add_argument("--input", required=True, help="TSV or CSV: first column sample ids, header of feature names")
+    _add_input_flags(select)
     select.add_argument("--output-dir", required=True, metavar="DIR",
                         help="directory written with the four files; new, empty, or an earlier "
                              "output of select (it is replaced as a whole)")
@@ -575,11 +586,7 @@ def build_parser():
                         help="column holding class labels: excluded from the features, never "
                              "used to choose; summary.json gets ACC, NMI and ARI of labels.tsv "
                              "against it")
-    select.add_argument("--set", action="append", metavar="PARAM=VALUE",
-                        help="method parameter, e.g. --set n_neighbors=10 (repeatable)")
-    select.add_argument("--impute", choices=["median"], default=None,
-                        help="replace empty, NaN or infinite cells by their column's median "
-                             "(default: such cells are an error)")
+    _add_method_flags(select)
     select.set_defaults(func=_cmd_select)
 
     datasets = sub.add_parser("datasets", help="list the dataset registry")
