@@ -307,3 +307,13 @@ def test_help_documents_every_flag_and_the_selector_defaults(capsys):
                        ("--n-resamples", "n_resamples"), ("--subsample", "subsample")):
         shown = helptext.split(flag, 2)[-1]  # the option's own line, after the usage block
         assert f"(default: {defaults[name].default})" in shown.split(" --", 1)[0], flag
+
+
+def test_a_method_that_rejects_the_subsample_size_names_the_flags(inputs, tmp_path):
+    # LLC-fs's 30 neighbours do not fit in a subsample of 22 of the 45 samples
+    code, err = _select(inputs, tmp_path / "out", "--method", "llcfs", "--n-clusters", "3",
+                        "--subsample", "0.5", "--n-resamples", "2")
+    assert code == 2 and err.count("\n") == 1 and err.startswith("fsclust: error: "), err
+    assert "change it with --set n_neighbors=VALUE" in err
+    assert "subsamples of 22 of the 45 samples, --subsample" in err
+    assert not any(tmp_path.iterdir())

@@ -309,7 +309,8 @@ def _selector_options(args, params):
 
 
 def _check_selector_sizes(selector, args, n, d, d_ranked):
-    """Check m and K against the data before fitting, in the words of the flags."""
+    """Check m and K against the data before fitting, in the words of the flags; return the
+    subsample size."""
     m, k = selector.n_features, selector.n_clusters
     if m != "auto" and not 1 <= m <= d_ranked:
         constants = f" ({d - d_ranked} of the {d} are constant)" if d_ranked < d else ""
@@ -325,6 +326,7 @@ def _check_selector_sizes(selector, args, n, d, d_ranked):
         raise ValueError(f"--n-clusters {k} is out of range: the number of clusters must be "
                          f"between 2 and the subsample size minus one ({size - 1}: "
                          f"--subsample {selector.subsample} of {n} samples)")
+    return size
 
 
 def _select_report(selector, table):
@@ -357,38 +359,11 @@ def _select_report(selector, table):
     return how
 
 
-def _cmd_select(args):
-    import json
-
-    import pandas as pd
-
-    from fsclust._io import atomic_dir
+def _select_summary(args, params, selector, data, d_ranked):
+    """summary.json: the choice, how it was searched, and scores only when labels were given."""
     from fsclust.metrics import evaluate
-    from fsclust.ranking import write_ranking
-    from fsclust.registry import ranker_class
-    from fsclust.selection import LabelFreeSelector
 
-    ranker_class(args.method)  # an unknown method fails first, listing the valid ones
-    params = _parse_set(args.set, args.method)
-    selector = LabelFreeSelector(args.method, params or None,
-                                 **_selector_options(args, params),
-                                 random_state=args.seed)
-    _check_output_dir(args.output_dir)
-    data = _read_input(args.input, args.label_column, impute=args.impute)
-    constant = _constant_features(data, args.input)
-    (n, d), d_ranked = data.X.shape, int((~constant).sum())
-    _check_selector_sizes(selector, args, n, d, d_ranked)
-    try:
-        selector.fit(data.X[:, ~constant])  # never the labels: they only score the result
-    except ValueError as exc:
-        raise ValueError(_with_flag_hint(str(exc), args.method)) from None
-
-    ranking = _ranking_with_constants(selector.ranker_, data.feature_names, constant)
-    chosen = set(np.asarray(data.feature_names, dtype=object)[~constant][selector.support_])
-    ranking["selected"] = ranking["feature"].isin(chosen)
-    labels = pd.DataFrame({"sample": data.sample_names, "cluster": selector.labels_})
-    table = selector.criteria_
-    how = _select_report(selector, table)
+    (n, d), table = data.X.shape, selector.criteria_
     summary = {
         "method": args.method,
         "parameters": params,
@@ -416,6 +391,45 @@ def _cmd_select(args):
     if data.y is not None:
         summary.update(label_column=args.label_column, n_classes=data.n_classes,
                        **evaluate(data.y, selector.labels_))
+    return summary
+
+
+def _cmd_select(args):
+    import json
+
+    import pandas as pd
+
+    from fsclust._io import atomic_dir
+    from fsclust.ranking import write_ranking
+    from fsclust.registry import ranker_class
+    from fsclust.selection import LabelFreeSelector
+
+    ranker_class(args.method)  # an unknown method fails first, listing the valid ones
+    params = _parse_set(args.set, args.method)
+    selector = LabelFreeSelector(args.method, params or None,
+                                 **_selector_options(args, params),
+                                 random_state=args.seed)
+    _check_output_dir(args.output_dir)
+    data = _read_input(args.input, args.label_column, impute=args.impute)
+    constant = _constant_features(data, args.input)
+    (n, d), d_ranked = data.X.shape, int((~constant).sum())
+    size = _check_selector_sizes(selector, args, n, d, d_ranked)
+    try:
+        selector.fit(data.X[:, ~constant])  # never the labels: they only score the result
+    except ValueError as exc:
+        message = _with_flag_hint(str(exc), args.method)
+        if "n_samples" in message:  # the method met a subsample, not the user's n samples
+            message += (f" (select ranks subsamples of {size} of the {n} samples, "
+                        "--subsample)")
+        raise ValueError(message) from None
+
+    ranking = _ranking_with_constants(selector.ranker_, data.feature_names, constant)
+    chosen = set(np.asarray(data.feature_names, dtype=object)[~constant][selector.support_])
+    ranking["selected"] = ranking["feature"].isin(chosen)
+    labels = pd.DataFrame({"sample": data.sample_names, "cluster": selector.labels_})
+    table = selector.criteria_
+    how = _select_report(selector, table)
+    summary = _select_summary(args, params, selector, data, d_ranked)
     out = Path(args.output_dir)
     with atomic_dir(out) as tmp:
         write_ranking(ranking, tmp / "ranking.tsv")
