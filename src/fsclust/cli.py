@@ -2,12 +2,21 @@
 
     fsclust rank --method laplacian --input expr.tsv --output ranking.tsv [--n-clusters K]
                  [--seed S] [--label-column COL] [--set n_neighbors=10 ...] [--impute median]
+    fsclust select --method laplacian --input expr.tsv --output-dir DIR
+                   [--n-features auto|M] [--n-clusters auto|K]
+                   [--criterion stability|pac|silhouette] [--rule one-se|best]
+                   [--n-resamples R] [--subsample F] [--n-jobs J] [--seed S]
+                   [--label-column COL] [--set n_neighbors=10 ...] [--impute median]
     fsclust datasets [--catalog config/datasets.tsv] [--mirror DIR] [--check]
     fsclust methods
     fsclust --version
 
+``select`` chooses the number of features m and of clusters K without labels
+(:class:`fsclust.selection.LabelFreeSelector`) and writes ``ranking.tsv``, ``labels.tsv``,
+``criterion.tsv`` and ``summary.json`` into DIR, all four or none.
+
 Bad input ends with one line ``fsclust: error: ...`` on stderr and exit code 2, before anything
-is written; the ranking is written atomically, so a failed run leaves no file behind.
+is written; outputs are written atomically, so a failed run leaves no file behind.
 """
 
 from __future__ import annotations
@@ -26,6 +35,8 @@ from fsclust import __version__
 
 # How read_table's hints name its options on the command line.
 _TABLE_FLAGS = {"label_column": "--label-column", "missing": "--impute median"}
+# What `select` writes into --output-dir; an earlier run's are the only files it may replace.
+_SELECT_FILES = ("ranking.tsv", "labels.tsv", "criterion.tsv", "summary.json")
 _SHOW = 5  # names quoted in a message before "..."
 
 
@@ -103,13 +114,41 @@ def _check_output(output):
     if path.is_dir():
         raise ValueError(f"--output {output} is a directory; give a file name, e.g. "
                          f"{path / 'ranking.tsv'}")
-    parent = path.parent
+    _check_parent(f"--output {output}", path.parent)
+
+
+def _check_parent(flag, parent):
+    """Fail when the folder ``parent`` an output goes into is missing or not writable."""
     if not parent.exists():
-        raise ValueError(f"--output {output}: directory {parent} does not exist")
+        raise ValueError(f"{flag}: directory {parent} does not exist")
     if not parent.is_dir():
-        raise ValueError(f"--output {output}: {parent} is not a directory")
+        raise ValueError(f"{flag}: {parent} is not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise ValueError(f"--output {output}: directory {parent} is not writable")
+        raise ValueError(f"{flag}: directory {parent} is not writable")
+
+
+def _check_output_dir(output_dir):
+    """Fail before any work when ``--output-dir`` cannot be written or holds other files.
+
+    The folder is replaced as a whole (:func:`fsclust._io.atomic_dir`), so that the four files
+    appear together or not at all; it must therefore be new, empty or an earlier output of
+    ``select``, never a folder whose other files the replacement would delete.
+    """
+    flag = f"--output-dir {output_dir}"
+    path = Path(output_dir)
+    here = Path.cwd()
+    if path.resolve() in (here, *here.parents):
+        raise ValueError(f"{flag} is the current directory or above it; give a new directory")
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"{flag} is a file; give a directory name")
+    if path.is_dir():
+        others = sorted(p.name for p in path.iterdir() if p.name not in _SELECT_FILES)
+        if others:
+            raise ValueError(f"{flag} holds other files ({_quote_names(others)}) that writing "
+                             "would delete; give a new or empty directory")
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise ValueError(f"{flag}: directory {path} is not writable")
+    _check_parent(flag, path.parent)
 
 
 def _read_input(path, label_column, impute=None):
@@ -178,29 +217,24 @@ def _with_flag_hint(message, method):
     return message.rstrip(". ") + (f"; change it with {', '.join(hints)}" if hints else "")
 
 
-def _cmd_rank(args):
-    import pandas as pd
-
-    from fsclust.ranking import rank_features, ranking_table, write_ranking
-    from fsclust.registry import ranker_class
-
-    ranker_class(args.method)  # an unknown method fails first, listing the valid ones
-    params = _parse_set(args.set, args.method)
-    _check_output(args.output)
-    data = _read_input(args.input, args.label_column, impute=args.impute)
-    n_clusters = _n_clusters(args, params, data, args.method)
-    names = np.asarray(data.feature_names, dtype=object)
+def _constant_features(data, path):
+    """The mask of constant columns, which are not ranked; an error when every one is."""
     # A constant column carries no cluster structure and gives 0/0 in several scores (Laplacian,
     # SPEC, standardised PCA); rank the others and put the constants last, tied with the worst.
     constant = np.ptp(data.X, axis=0) == 0
     if constant.all():
-        raise ValueError(f"{args.input}: all {constant.size} feature(s) are constant; "
-                         "nothing to rank")
-    try:
-        ranker = rank_features(data.X[:, ~constant], args.method, params,
-                               n_clusters=n_clusters, random_state=args.seed)
-    except ValueError as exc:
-        raise ValueError(_with_flag_hint(str(exc), args.method)) from None
+        raise ValueError(f"{path}: all {constant.size} feature(s) are constant; nothing to rank")
+    return constant
+
+
+def _ranking_with_constants(ranker, feature_names, constant):
+    """The ranking table of ``ranker``, fitted on the non-constant columns, with the constant
+    columns appended last, scored like the worst, and a warning naming them."""
+    import pandas as pd
+
+    from fsclust.ranking import ranking_table
+
+    names = np.asarray(feature_names, dtype=object)
     table = ranking_table(ranker, names[~constant])
     if constant.any():
         finite = table["score"][np.isfinite(table["score"])]
@@ -210,9 +244,201 @@ def _cmd_rank(args):
         table = pd.concat([table, tail], ignore_index=True)
         _warn(f"{int(constant.sum())} constant feature(s) ({_quote_names(names[constant])}) "
               f"ranked last with score {worst:.6g}")
-    write_ranking(table, args.output)
+    return table
+
+
+def _cmd_rank(args):
+    from fsclust.ranking import rank_features, write_ranking
+    from fsclust.registry import ranker_class
+
+    ranker_class(args.method)  # an unknown method fails first, listing the valid ones
+    params = _parse_set(args.set, args.method)
+    _check_output(args.output)
+    data = _read_input(args.input, args.label_column, impute=args.impute)
+    n_clusters = _n_clusters(args, params, data, args.method)
+    constant = _constant_features(data, args.input)
+    try:
+        ranker = rank_features(data.X[:, ~constant], args.method, params,
+                               n_clusters=n_clusters, random_state=args.seed)
+    except ValueError as exc:
+        raise ValueError(_with_flag_hint(str(exc), args.method)) from None
+    write_ranking(_ranking_with_constants(ranker, data.feature_names, constant), args.output)
     print(f"ranked {data.X.shape[1]} features of {data.X.shape[0]} samples with "
           f"{args.method}; wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+# Selector parameters whose defaults --help shows: LabelFreeSelector declares them, once.
+_SELECTOR_DEFAULTS = ("n_features", "n_clusters", "criterion", "rule", "n_resamples",
+                      "subsample")
+
+
+def _auto_or_int(text):
+    """``auto`` or an integer (its range is checked against the data)."""
+    if text == "auto":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expects auto or an integer, got {text!r}") from None
+
+
+def _selector_options(args, params):
+    """The LabelFreeSelector parameters of the command line, checked before reading the data:
+    flags left out take the selector's own defaults."""
+    from fsclust.selection import CRITERIA, RULES
+
+    for key, flag in (("n_clusters", "--n-clusters K"), ("random_state", "--seed S"),
+                      ("n_features_to_select", "--n-features M")):
+        if key in params:
+            raise ValueError(f"--set {key}: select sets it; use {flag}")
+    given = {name: getattr(args, name) for name in (*_SELECTOR_DEFAULTS, "n_jobs")}
+    options = {name: value for name, value in given.items() if value is not None}
+    for name, valid in (("criterion", CRITERIA), ("rule", RULES)):
+        if name in options and options[name] not in valid:
+            raise ValueError(f"--{name} {options[name]}: choose one of {', '.join(valid)}")
+    if "subsample" in options and not 0 < options["subsample"] < 1:
+        raise ValueError(f"--subsample {options['subsample']} is out of range: the fraction of "
+                         "the samples in each subsample lies strictly between 0 and 1 (e.g. 0.8)")
+    if "n_resamples" in options and options["n_resamples"] < 2:
+        raise ValueError(f"--n-resamples {options['n_resamples']} is out of range: stability "
+                         "compares subsamples, so at least 2")
+    if options.get("n_jobs") == 0:
+        raise ValueError("--n-jobs 0: give a number of parallel jobs (-1: all cores)")
+    return options
+
+
+def _check_selector_sizes(selector, args, n, d, d_ranked):
+    """Check m and K against the data before fitting, in the words of the flags; return the
+    subsample size."""
+    m, k = selector.n_features, selector.n_clusters
+    if m != "auto" and not 1 <= m <= d_ranked:
+        constants = f" ({d - d_ranked} of the {d} are constant)" if d_ranked < d else ""
+        raise ValueError(f"--n-features {m} is out of range: the number of features to keep "
+                         f"must be between 1 and the {d_ranked} features of {args.input}"
+                         f"{constants}")
+    # the subsample size as LabelFreeSelector.fit draws it
+    size = int(round(selector.subsample * n))
+    if not 3 <= size < n:
+        raise ValueError(f"--subsample {selector.subsample} of {n} samples gives {size}; it "
+                         "must leave at least 3 samples and fewer than all")
+    if k != "auto" and not 2 <= k < size:
+        raise ValueError(f"--n-clusters {k} is out of range: the number of clusters must be "
+                         f"between 2 and the subsample size minus one ({size - 1}: "
+                         f"--subsample {selector.subsample} of {n} samples)")
+    return size
+
+
+def _select_report(selector, table):
+    """The stderr line's account of the choice, and warnings for a degenerate result."""
+    m, k = selector.n_features_, selector.n_clusters_
+    criterion, rule = selector.criterion, selector.rule
+    searched = [name for name in ("n_features", "n_clusters")
+                if selector.get_params()[name] == "auto"]
+    if not searched:
+        how = "m and K given, no search"
+    else:
+        row = table[(table["n_features"] == m) & (table["n_clusters"] == k)].iloc[0]
+        value, se = row[criterion], row[f"{criterion}_se"]
+        how = f"criterion {criterion} = {value:.3f} ± {se:.3f}, rule {rule}"
+        undefined = int(table[criterion].isna().sum())
+        if undefined:
+            _warn(f"criterion {criterion} is undefined at {undefined} of {len(table)} (m, K) "
+                  "(a subsample clustered into one group?); they were not candidates")
+        if criterion == "stability" and value <= 0:
+            _warn(f"stability {value:.3f} at the chosen (m, K): no more stable than random "
+                  "labellings of the same cluster sizes; the data may hold no clusters")
+    n_found = len(np.unique(selector.labels_))
+    if n_found < k:
+        _warn(f"the clustering of all samples has {n_found} non-empty cluster(s), fewer than "
+              f"K = {k}")
+    if searched == ["n_features"]:
+        how += "; K given"
+    elif searched == ["n_clusters"]:
+        how += "; m given"
+    return how
+
+
+def _select_summary(args, params, selector, data, d_ranked):
+    """summary.json: the choice, how it was searched, and scores only when labels were given."""
+    from fsclust.metrics import evaluate
+
+    (n, d), table = data.X.shape, selector.criteria_
+    summary = {
+        "method": args.method,
+        "parameters": params,
+        "input": str(args.input),
+        "n_samples": n,
+        "n_features_in": d,
+        "n_constant_features": d - d_ranked,
+        "n_features": selector.n_features_,
+        "n_clusters": selector.n_clusters_,
+        "criterion": selector.criterion,
+        "rule": selector.rule,
+        "search": {
+            "n_features": selector.n_features,
+            "n_clusters": selector.n_clusters,
+            "n_features_grid": sorted(int(v) for v in table["n_features"].unique()),
+            "n_clusters_range": sorted(int(v) for v in table["n_clusters"].unique()),
+            "n_resamples": selector.n_resamples,
+            "subsample": selector.subsample,
+            "clusterer": selector.clusterer,
+        },
+        "eigengap_n_clusters": selector.eigengap_n_clusters_,
+        "seed": args.seed,
+        "fsclust_version": __version__,
+    }
+    if data.y is not None:
+        summary.update(label_column=args.label_column, n_classes=data.n_classes,
+                       **evaluate(data.y, selector.labels_))
+    return summary
+
+
+def _cmd_select(args):
+    import json
+
+    import pandas as pd
+
+    from fsclust._io import atomic_dir
+    from fsclust.ranking import write_ranking
+    from fsclust.registry import ranker_class
+    from fsclust.selection import LabelFreeSelector
+
+    ranker_class(args.method)  # an unknown method fails first, listing the valid ones
+    params = _parse_set(args.set, args.method)
+    selector = LabelFreeSelector(args.method, params or None,
+                                 **_selector_options(args, params),
+                                 random_state=args.seed)
+    _check_output_dir(args.output_dir)
+    data = _read_input(args.input, args.label_column, impute=args.impute)
+    constant = _constant_features(data, args.input)
+    (n, d), d_ranked = data.X.shape, int((~constant).sum())
+    size = _check_selector_sizes(selector, args, n, d, d_ranked)
+    try:
+        selector.fit(data.X[:, ~constant])  # never the labels: they only score the result
+    except ValueError as exc:
+        message = _with_flag_hint(str(exc), args.method)
+        if "n_samples" in message:  # the method met a subsample, not the user's n samples
+            message += (f" (select ranks subsamples of {size} of the {n} samples, "
+                        "--subsample)")
+        raise ValueError(message) from None
+
+    ranking = _ranking_with_constants(selector.ranker_, data.feature_names, constant)
+    chosen = set(np.asarray(data.feature_names, dtype=object)[~constant][selector.support_])
+    ranking["selected"] = ranking["feature"].isin(chosen)
+    labels = pd.DataFrame({"sample": data.sample_names, "cluster": selector.labels_})
+    table = selector.criteria_
+    how = _select_report(selector, table)
+    summary = _select_summary(args, params, selector, data, d_ranked)
+    out = Path(args.output_dir)
+    with atomic_dir(out) as tmp:
+        write_ranking(ranking, tmp / "ranking.tsv")
+        labels.to_csv(tmp / "labels.tsv", sep="\t", index=False)
+        table.to_csv(tmp / "criterion.tsv", sep="\t", index=False, float_format="%.17g")
+        (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    print(f"kept {selector.n_features_} of {d} features, K = {selector.n_clusters_} clusters "
+          f"({how}); wrote {out}/ ({', '.join(_SELECT_FILES)})",
+          file=sys.stderr)
     return 0
 
 
@@ -273,16 +499,52 @@ def _cmd_methods(args):
     return 0
 
 
+class _SelectHelp(argparse.Action):
+    """``select --help``: shows LabelFreeSelector's defaults, read only then, so that other
+    commands do not pay for importing it."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from fsclust.selection import LabelFreeSelector
+
+        signature = inspect.signature(LabelFreeSelector).parameters
+        parser.set_defaults(**{name: signature[name].default for name in _SELECTOR_DEFAULTS})
+        parser.print_help()
+        parser.exit()
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one line, like every other bad input."""
+
+    def error(self, message):
+        self.exit(2, f"fsclust: error: {message} (see '{self.prog} --help')\n")
+
+
+def _add_input_flags(command):
+    """--method and --input, which rank and select share."""
+    command.add_argument("--method", required=True,
+                         help="feature-ranking method (see 'fsclust methods')")
+    command.add_argument("--input", required=True,
+                         help="TSV or CSV: first column sample ids, header of feature names")
+
+
+def _add_method_flags(command):
+    """--set and --impute, which rank and select share."""
+    command.add_argument("--set", action="append", metavar="PARAM=VALUE",
+                         help="method parameter, e.g. --set n_neighbors=10 (repeatable)")
+    command.add_argument("--impute", choices=["median"], default=None,
+                         help="replace empty, NaN or infinite cells by their column's median "
+                              "(default: such cells are an error)")
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="fsclust", description="Unsupervised feature selection for clustering."
     )
     parser.add_argument("--version", action="version", version=f"fsclust {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     rank = sub.add_parser("rank", help="rank the features of a TSV/CSV file (samples in rows)")
-    rank.add_argument("--method", required=True, help="feature-ranking method (see 'fsclust methods')")
-    rank.add_argument("--input", required=True, help="TSV or CSV: first column sample ids, header of feature names")
+    _add_input_flags(rank)
     rank.add_argument("--output", required=True, help="TSV written with columns feature, score, rank")
     rank.add_argument("--n-clusters", type=int, default=None, metavar="K",
                       help="number of clusters K, between 2 and the number of samples, for methods "
@@ -292,12 +554,54 @@ def build_parser():
     rank.add_argument("--label-column", default=None, metavar="COL",
                       help="column holding class labels: excluded from the features, and its "
                            "number of classes is K when --n-clusters is not given")
-    rank.add_argument("--set", action="append", metavar="PARAM=VALUE",
-                      help="method parameter, e.g. --set n_neighbors=10 (repeatable)")
-    rank.add_argument("--impute", choices=["median"], default=None,
-                      help="replace empty, NaN or infinite cells by their column's median "
-                           "(default: such cells are an error)")
+    _add_method_flags(rank)
     rank.set_defaults(func=_cmd_rank)
+
+    select = sub.add_parser(
+        "select", add_help=False,
+        help="choose m features and K clusters without labels, and cluster",
+        description="Rank the features with --method, choose how many to keep (m) and how "
+                    "many clusters (K) by the stability of resampled clusterings, without "
+                    "labels, and cluster all samples on the chosen features. Writes "
+                    "ranking.tsv (feature, score, rank, selected), labels.tsv (sample, "
+                    "cluster), criterion.tsv (every criterion with its standard error for "
+                    "every (m, K), and the feature-set stability with its 95 % interval) and "
+                    "summary.json into DIR, all four or none.")
+    select.add_argument("-h", "--help", action=_SelectHelp, nargs=0,
+                        help="show this help message and exit")
+    _add_input_flags(select)
+    select.add_argument("--output-dir", required=True, metavar="DIR",
+                        help="directory written with the four files; new, empty, or an earlier "
+                             "output of select (it is replaced as a whole)")
+    select.add_argument("--n-features", type=_auto_or_int, metavar="auto|M",
+                        help="number of features to keep, 1..d; an integer skips the search for "
+                             "m (default: %(default)s)")
+    select.add_argument("--n-clusters", type=_auto_or_int, metavar="auto|K",
+                        help="number of clusters, from 2 to the subsample size minus one; an "
+                             "integer skips the search for K (default: %(default)s)")
+    select.add_argument("--criterion", metavar="stability|pac|silhouette",
+                        help="what chooses (m, K): stability of the clusterings of subsamples "
+                             "against random labellings, 1 - PAC of their consensus, or their "
+                             "silhouette on all features; every criterion is written to "
+                             "criterion.tsv (default: %(default)s)")
+    select.add_argument("--rule", metavar="one-se|best",
+                        help="one-se: the smallest m, then K, within one standard error of the "
+                             "best value; best: the best value (default: %(default)s)")
+    select.add_argument("--n-resamples", type=int, metavar="R",
+                        help="number of subsamples, at least 2 (default: %(default)s)")
+    select.add_argument("--subsample", type=float, metavar="F",
+                        help="fraction of the samples in each subsample, in (0, 1) "
+                             "(default: %(default)s)")
+    select.add_argument("--n-jobs", type=int, metavar="J",
+                        help="subsamples run in parallel (-1: all cores); the result does not "
+                             "depend on it (default: 1)")
+    select.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    select.add_argument("--label-column", default=None, metavar="COL",
+                        help="column holding class labels: excluded from the features, never "
+                             "used to choose; summary.json gets ACC, NMI and ARI of labels.tsv "
+                             "against it")
+    _add_method_flags(select)
+    select.set_defaults(func=_cmd_select)
 
     datasets = sub.add_parser("datasets", help="list the dataset registry")
     datasets.add_argument("--catalog", default=None, help="dataset sheet (default config/datasets.tsv)")
