@@ -317,8 +317,9 @@ def _check_selector_sizes(selector, args, n, d, d_ranked):
         raise ValueError(f"--n-features {m} is out of range: the number of features to keep "
                          f"must be between 1 and the {d_ranked} features of {args.input}"
                          f"{constants}")
-    # the subsample size as LabelFreeSelector.fit draws it
-    size = int(round(selector.subsample * n))
+    from fsclust.selection import subsample_size
+
+    size = subsample_size(selector.subsample, n)
     if not 3 <= size < n:
         raise ValueError(f"--subsample {selector.subsample} of {n} samples gives {size}; it "
                          "must leave at least 3 samples and fewer than all")

@@ -71,6 +71,17 @@ def default_feature_grid(n_features, n_points=10, smallest=5):
     return np.unique(np.append(grid, d))
 
 
+def subsample_size(subsample, n_samples):
+    """The number of samples in each subsample: ``round(subsample * n)``.
+
+    Examples
+    --------
+    >>> subsample_size(0.8, 62)
+    50
+    """
+    return int(round(subsample * n_samples))
+
+
 def _takes(name, parameter):
     return parameter in inspect.signature(ranker_class(name).__init__).parameters
 
@@ -323,7 +334,7 @@ class LabelFreeSelector(SelectorMixin, BaseEstimator):
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=4,
                           ensure_min_features=1)
         n, d = X.shape
-        size = int(round(self.subsample * n))
+        size = subsample_size(self.subsample, n)
         if not 3 <= size < n:
             raise ValueError(f"subsample={self.subsample} of {n} samples gives {size}; it must "
                              "leave at least 3 samples and fewer than all: change subsample.")
