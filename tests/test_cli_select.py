@@ -317,3 +317,12 @@ def test_a_method_that_rejects_the_subsample_size_names_the_flags(inputs, tmp_pa
     assert "change it with --set n_neighbors=VALUE" in err
     assert "subsamples of 22 of the 45 samples, --subsample" in err
     assert not any(tmp_path.iterdir())
+
+
+def test_the_help_names_every_criterion_and_rule_of_the_selector():
+    from fsclust.selection import CRITERIA, RULES
+
+    select = build_parser()._subparsers._group_actions[0].choices["select"]
+    metavars = {action.option_strings[-1]: action.metavar for action in select._actions}
+    assert metavars["--criterion"] == "|".join(CRITERIA)
+    assert set(metavars["--rule"].split("|")) == set(RULES)

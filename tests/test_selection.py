@@ -9,6 +9,7 @@ from sklearn.metrics import adjusted_rand_score, silhouette_score
 from fsclust import stability
 from fsclust.graphs import squared_distances
 from fsclust.selection import (
+    CRITERIA,
     LabelFreeSelector,
     choose,
     cluster_space,
@@ -52,7 +53,7 @@ def test_the_criteria_table_holds_every_m_and_k_with_an_error(fitted):
     table = selector.criteria_
     assert len(table) == 4 * 4
     assert sorted(table["n_features"].unique()) == [2, 6, 18, 36]
-    for criterion in ("stability", "pac", "silhouette"):
+    for criterion in CRITERIA:
         assert table[criterion].notna().all() and (table[f"{criterion}_se"] >= 0).all()
     # a feature set of all features is perfectly stable; Nogueira's interval holds Phi
     phi = table.drop_duplicates("n_features").set_index("n_features")

@@ -4,7 +4,7 @@
                  [--seed S] [--label-column COL] [--set n_neighbors=10 ...] [--impute median]
     fsclust select --method laplacian --input expr.tsv --output-dir DIR
                    [--n-features auto|M] [--n-clusters auto|K]
-                   [--criterion stability|pac|silhouette] [--rule one-se|best]
+                   [--criterion stability|lange|pac|silhouette] [--rule one-se|best]
                    [--n-resamples R] [--subsample F] [--n-jobs J] [--seed S]
                    [--label-column COL] [--set n_neighbors=10 ...] [--impute median]
     fsclust datasets [--catalog config/datasets.tsv] [--mirror DIR] [--check]
@@ -580,14 +580,16 @@ def build_parser():
     select.add_argument("--n-clusters", type=_auto_or_int, metavar="auto|K",
                         help="number of clusters, from 2 to the subsample size minus one; an "
                              "integer skips the search for K (default: %(default)s)")
-    select.add_argument("--criterion", metavar="stability|pac|silhouette",
+    select.add_argument("--criterion", metavar="stability|lange|pac|silhouette",
                         help="what chooses (m, K): stability of the clusterings of subsamples "
-                             "against random labellings, 1 - PAC of their consensus, or their "
+                             "against random labellings (adjusted Rand index, or Lange et al.'s "
+                             "matched disagreement), 1 - PAC of their consensus, or their "
                              "silhouette on all features; every criterion is written to "
                              "criterion.tsv (default: %(default)s)")
     select.add_argument("--rule", metavar="one-se|best",
-                        help="one-se: the smallest m, then K, within one standard error of the "
-                             "best value; best: the best value (default: %(default)s)")
+                        help="one-se: the smallest m within one standard error of the best "
+                             "value, and at that m the largest K within it; best: the best value "
+                             "(default: %(default)s)")
     select.add_argument("--n-resamples", type=int, metavar="R",
                         help="number of subsamples, at least 2 (default: %(default)s)")
     select.add_argument("--subsample", type=float, metavar="F",

@@ -11,6 +11,10 @@ resampled partitions (:mod:`fsclust.stability`):
     Rand index; Ben-Hur, Elisseeff & Guyon 2002), normalised by that of random labellings of
     the same cluster sizes (Lange, Roth, Braun & Buhmann 2004), reported as ``1 -`` the
     normalised instability (1: perfectly stable, about 0: no more stable than chance);
+``"lange"``
+    the same with Lange et al.'s own measure, the disagreement of the two clusterings after
+    the best matching of their clusters, normalised by that of random labellings (which grows
+    with K as ``1 - 1/K``, where the adjusted Rand index of random labels stays at 0);
 ``"pac"``
     ``1 -`` consensus clustering's proportion of ambiguous clustering (Monti et al. 2003;
     Şenbabaoğlu, Michailidis & Li 2014), its standard error by the jackknife over subsamples;
@@ -50,7 +54,7 @@ from fsclust.rankers.base import IntInterval, selected_features
 from fsclust.registry import make_clusterer, make_ranker, ranker_class
 
 #: The criteria a selector can choose by; each column of ``criteria_`` is higher-is-better.
-CRITERIA = ("stability", "pac", "silhouette")
+CRITERIA = ("stability", "lange", "pac", "silhouette")
 #: How the chosen (m, K) is picked from the criterion's table.
 RULES = ("best", "one-se")
 
@@ -169,7 +173,7 @@ def choose(table, criterion, rule="one-se"):
     table : pandas.DataFrame
         ``criteria_``: columns ``n_features``, ``n_clusters``, ``<criterion>`` (higher is
         better) and ``<criterion>_se``; rows may be restricted first (e.g. to a given K).
-    criterion : {"stability", "pac", "silhouette"}
+    criterion : {"stability", "lange", "pac", "silhouette"}
     rule : {"best", "one-se"}
         ``"best"``: the largest value; ``"one-se"``: among the (m, K) whose value lies within one
         standard error (of the best) of the best, the smallest m, and at that m the largest K
@@ -225,7 +229,7 @@ class LabelFreeSelector(SelectorMixin, BaseEstimator):
         Candidate m; None: :func:`default_feature_grid` (about 10 values from 5 to d).
     n_clusters_range : array-like of int, default=None
         Candidate K; None: 2 to 10 (at most the subsample size minus one).
-    criterion : {"stability", "pac", "silhouette"}, default="stability"
+    criterion : {"stability", "lange", "pac", "silhouette"}, default="stability"
         The criterion that chooses (module docstring). Every criterion is computed and kept in
         ``criteria_`` whichever chooses.
     rule : {"best", "one-se"}, default="one-se"
@@ -422,6 +426,8 @@ class LabelFreeSelector(SelectorMixin, BaseEstimator):
                 kuncheva = stability.kuncheva_index(Z) if 0 < m < d else np.nan
                 stable = stability.clustering_stability(subsamples, labels, n, score="ari",
                                                         random_state=seed)
+                lange = stability.clustering_stability(subsamples, labels, n,
+                                                       score="disagreement", random_state=seed)
                 pac, pac_se = stability.jackknife_pac(subsamples, labels, n)
                 silhouettes = np.array([mean_silhouette(within, lab)
                                         for within, lab in zip(blocks, labels)])
@@ -429,6 +435,8 @@ class LabelFreeSelector(SelectorMixin, BaseEstimator):
                     "n_features": int(m), "n_clusters": int(k),
                     "stability": 1.0 - stable.normalized,
                     "stability_se": stable.normalized_std_error,
+                    "lange": 1.0 - lange.normalized,
+                    "lange_se": lange.normalized_std_error,
                     "pac": 1.0 - pac, "pac_se": pac_se,
                     "silhouette": float(silhouettes.mean()),
                     "silhouette_se": float(silhouettes.std(ddof=1) / np.sqrt(len(silhouettes))),
