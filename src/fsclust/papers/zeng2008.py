@@ -40,8 +40,8 @@ paper used (footnote 1), behaves the same or worse: its ``valeurMin = 1e-6`` spa
 empties the graph and its offset 0.5 makes every sample an isolated node, so ``ncutW`` returns
 one big cluster and at most c - 1 singletons on all four sets (``NormalizedCut(discretization="ncutW",
 offset=0.5, min_affinity=1e-6)``). The table is ``results/<paper>/tables/ncut_graph.tsv``.
-Without an eigen-gap the cut is decided by round-off-sized affinities (LEUKEMIA: 19 + 19 with
-seed 0, nofs+Ncut ACC 0.737 at each of the 10 seeds; before Ncut discretised the span's own
+Without an eigen-gap the cut is decided by round-off-sized affinities (LEUKEMIA: 21 + 17,
+nofs+Ncut ACC 0.737 at each of the 10 seeds; before Ncut discretised the span's own
 basis, the eigen-solver's basis made it 36 + 2 or 20 + 18 depending on the BLAS kernels). The
 wrank and laprank curves share the collapse: on ST.LEUKEMIA both sit at the majority share 0.32
 for every m >= 100 (wrank from m = 75 on; any 100 random genes give one cluster of >= 200 of 248),
