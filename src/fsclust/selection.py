@@ -55,6 +55,12 @@ from fsclust.registry import make_clusterer, make_ranker, ranker_class
 
 #: The criteria a selector can choose by; each column of ``criteria_`` is higher-is-better.
 CRITERIA = ("stability", "lange", "pac", "silhouette")
+#: Random labellings that normalise the clustering stability. Each is compared over all
+#: R (R - 1) / 2 pairs of subsamples, so few are needed: with 5 the normalised stability moves
+#: by 3e-4 (sd over seeds; 1e-4 with 20) against a standard error of 0.02 (30 subsamples of
+#: 80 of 100 samples, 4 noisy groups), at a quarter of the cost of 20 (the random
+#: labellings took 11.4 s of a 38 s fit on uci-dermatology with 20).
+N_RANDOM = 5
 #: How the chosen (m, K) is picked from the criterion's table.
 RULES = ("best", "one-se")
 
@@ -425,9 +431,10 @@ class LabelFreeSelector(SelectorMixin, BaseEstimator):
                        else stability.FeatureSetStability(1.0, 0.0, 1.0, 1.0))
                 kuncheva = stability.kuncheva_index(Z) if 0 < m < d else np.nan
                 stable = stability.clustering_stability(subsamples, labels, n, score="ari",
-                                                        random_state=seed)
+                                                        n_random=N_RANDOM, random_state=seed)
                 lange = stability.clustering_stability(subsamples, labels, n,
-                                                       score="disagreement", random_state=seed)
+                                                       score="disagreement", n_random=N_RANDOM,
+                                                       random_state=seed)
                 pac, pac_se = stability.jackknife_pac(subsamples, labels, n)
                 silhouettes = np.array([mean_silhouette(within, lab)
                                         for within, lab in zip(blocks, labels)])
