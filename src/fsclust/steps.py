@@ -392,6 +392,11 @@ class _Run(NamedTuple):
     clusterers: object = None
 
 
+def _all_features_run(d):
+    """The papers' "nofs": clustering on all ``d`` features, as a run of its own."""
+    return _Run(ALL_FEATURES, np.arange(d), [d], {d}, {})
+
+
 def evaluate(data_path, sweep_path, *, dataset, methods, rankings_dir, seeds, clusterers,
              grid_spec, metrics, baseline=False, nested=False, class_draw=None,
              references=None):
@@ -429,16 +434,14 @@ def evaluate(data_path, sweep_path, *, dataset, methods, rankings_dir, seeds, cl
         method_dirs = {key: (folder / key if nested else folder) for key in order}
         references.update(method_dirs)  # later methods of this job read earlier ones there
         rankers = _Rankers(methods, order, class_draw, references)
-        # clusterers that only relabel per seed, fitted once for every repeat of one view
-        fitted = None if class_draw else {}
+        fitted = None if class_draw else {}  # relabelling clusterers: one fit serves all seeds
         frames = []
         for seed, ds in _repeats(data_path, dataset, seeds, class_draw):
             runs = [_record_ranking(ds, dataset, seed, key, methods[key], grid_spec,
                                     rankers.fitted(ds, dataset, seed, key), references,
                                     method_dirs[key], metrics) for key in order]
             if baseline:
-                d = ds.X.shape[1]
-                runs.append(_Run(ALL_FEATURES, np.arange(d), [d], {d}, {}))
+                runs.append(_all_features_run(ds.X.shape[1]))
             if ds.y is not None and clusterers:  # unlabelled toy sets: rankings only
                 frames += [_sweep_run(ds, dataset, seed, run, clusterers, metrics, fitted)
                            for run in runs]
