@@ -54,7 +54,9 @@ def test_the_criteria_table_holds_every_m_and_k_with_an_error(fitted):
     assert len(table) == 4 * 4
     assert sorted(table["n_features"].unique()) == [2, 6, 18, 36]
     for criterion in CRITERIA:
-        assert table[criterion].notna().all() and (table[f"{criterion}_se"] >= 0).all()
+        if criterion != "excess":  # computed only when it chooses
+            assert table[criterion].notna().all() and (table[f"{criterion}_se"] >= 0).all()
+    assert "excess" not in table
     # a feature set of all features is perfectly stable; Nogueira's interval holds Phi
     phi = table.drop_duplicates("n_features").set_index("n_features")
     assert phi.loc[36, "feature_stability"] == 1.0
@@ -189,3 +191,27 @@ def test_the_default_grid_runs_geometrically_to_all_features():
     ratios = grid[1:] / grid[:-1]
     assert np.all(ratios > 1.5) and np.all(ratios < 2.5)
     assert default_feature_grid(4).tolist() == [4]
+
+
+def test_the_excess_over_null_data_is_the_stability_minus_that_of_permuted_features():
+    X, y = _blocks(seed=8)
+    selector = LabelFreeSelector(**{**SMALL, "criterion": "excess"}).fit(X)
+    table = selector.criteria_
+    np.testing.assert_allclose(table["excess"], table["stability"] - table["null_stability"],
+                               atol=1e-12)
+    assert (table["excess_se"] >= table["stability_se"]).all()
+    # the informative block's groups are structure the null data lack; noise alone is not
+    assert selector.n_clusters_ == 3
+    assert set(np.flatnonzero(selector.get_support())) <= set(range(6))
+    with pytest.raises(ValueError, match="no 'excess' column"):
+        choose(LabelFreeSelector(**SMALL).fit(X).criteria_, "excess")
+
+
+def test_null_data_keep_each_feature_and_lose_their_joint_structure():
+    from fsclust.selection import null_data
+
+    X, y = _blocks(seed=9)
+    X0 = null_data(X, 0)
+    np.testing.assert_array_equal(np.sort(X0, axis=0), np.sort(X, axis=0))
+    labels = KMeans(3, n_init=10, random_state=0).fit_predict(X0[:, :6])
+    assert adjusted_rand_score(y, labels) < 0.2

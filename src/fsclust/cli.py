@@ -4,7 +4,7 @@
                  [--seed S] [--label-column COL] [--set n_neighbors=10 ...] [--impute median]
     fsclust select --method laplacian --input expr.tsv --output-dir DIR
                    [--n-features auto|M] [--n-clusters auto|K]
-                   [--criterion stability|lange|pac|silhouette] [--rule one-se|best]
+                   [--criterion stability|lange|pac|silhouette|excess] [--rule one-se|best]
                    [--n-resamples R] [--subsample F] [--n-jobs J] [--seed S]
                    [--label-column COL] [--set n_neighbors=10 ...] [--impute median]
     fsclust datasets [--catalog config/datasets.tsv] [--mirror DIR] [--check]
@@ -580,11 +580,13 @@ def build_parser():
     select.add_argument("--n-clusters", type=_auto_or_int, metavar="auto|K",
                         help="number of clusters, from 2 to the subsample size minus one; an "
                              "integer skips the search for K (default: %(default)s)")
-    select.add_argument("--criterion", metavar="stability|lange|pac|silhouette",
+    select.add_argument("--criterion", metavar="stability|lange|pac|silhouette|excess",
                         help="what chooses (m, K): stability of the clusterings of subsamples "
                              "against random labellings (adjusted Rand index, or Lange et al.'s "
-                             "matched disagreement), 1 - PAC of their consensus, or their "
-                             "silhouette on all features; every criterion is written to "
+                             "matched disagreement), 1 - PAC of their consensus, their "
+                             "silhouette on all features, or the stability's excess over "
+                             "that of null data (each feature permuted); every criterion is "
+                             "written to "
                              "criterion.tsv (default: %(default)s)")
     select.add_argument("--rule", metavar="one-se|best",
                         help="one-se: the smallest m within one standard error of the best "

@@ -18,6 +18,12 @@ resampled partitions (:mod:`fsclust.stability`):
 ``"pac"``
     ``1 -`` consensus clustering's proportion of ambiguous clustering (Monti et al. 2003;
     Şenbabaoğlu, Michailidis & Li 2014), its standard error by the jackknife over subsamples;
+``"excess"``
+    the stability minus that of the same clustering on null data, each feature permuted on
+    its own (Dudoit & Fridlyand 2002's reference distribution for Clest): on structureless data
+    two clusters are also stable in a few dimensions, so the stability alone prefers K = 2
+    and small m; its excess over the null does not. Computed only when it chooses (it
+    doubles the clusterings);
 ``"silhouette"``
     the mean silhouette of each subsample's partition computed on *all* features, a space
     that does not change with m (Rousseeuw 1987), with its standard error over subsamples.
@@ -41,7 +47,7 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import BaseEstimator, _fit_context, clone
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -54,7 +60,7 @@ from fsclust.rankers.base import IntInterval, selected_features
 from fsclust.registry import make_clusterer, make_ranker, ranker_class
 
 #: The criteria a selector can choose by; each column of ``criteria_`` is higher-is-better.
-CRITERIA = ("stability", "lange", "pac", "silhouette")
+CRITERIA = ("stability", "lange", "pac", "silhouette", "excess")
 #: Random labellings that normalise the clustering stability. Each is compared over all
 #: R (R - 1) / 2 pairs of subsamples, so few are needed: with 5 the normalised stability moves
 #: by 3e-4 (sd over seeds; 1e-4 with 20) against a standard error of 0.02 (30 subsamples of
@@ -97,12 +103,14 @@ def _takes(name, parameter):
 
 
 def _subsample_run(X, rows, seed, method, method_params, ranker_ks, grid, ks, clusterer,
-                   clusterer_params):
+                   clusterer_params, null=None):
     """Rank the features of ``X[rows]`` (once per K of ``ranker_ks``) and cluster its top m for
-    every (m, K): ``{"orders": {K or None: (per m, selected indices)}, "labels": (len(grid),
-    len(ks), len(rows))}``. One BLAS thread, so the result is the same whatever ``n_jobs``."""
+    every (m, K): the selected indices ``{K or None: [per m]}`` and the labels ``(len(grid),
+    len(ks), len(rows))``; with ``null`` (the null data set), also the labels of the same rows
+    and columns of it (else None). One BLAS thread: the same result whatever ``n_jobs``."""
     Xs = X[rows]
     labels = np.empty((len(grid), len(ks), len(rows)), dtype=np.intp)
+    null_labels = None if null is None else np.empty_like(labels)
     selected = {}
     with threadpool_limits(limits=1):
         for k_rank in ranker_ks:
@@ -119,7 +127,24 @@ def _subsample_run(X, rows, seed, method, method_params, ranker_ks, grid, ks, cl
                 model = make_clusterer(clusterer, clusterer_params, n_clusters=k,
                                        random_state=seed)
                 labels[i, j] = model.fit_predict(space)
-    return selected, labels
+                if null is not None:
+                    null_space = cluster_space(null[rows][:, selected[key][i]])
+                    null_labels[i, j] = clone(model).fit_predict(null_space)
+    return selected, labels, null_labels
+
+
+def null_data(X, seed):
+    """``X`` with each column permuted on its own: the marginals kept, any cluster structure
+    shared by the features destroyed (the reference data of Dudoit & Fridlyand's Clest).
+
+    Examples
+    --------
+    >>> X = np.arange(12.0).reshape(4, 3)
+    >>> bool(np.all(np.sort(null_data(X, 0), axis=0) == X))
+    True
+    """
+    rng = check_random_state(seed)
+    return np.column_stack([rng.permutation(column) for column in X.T])
 
 
 def mean_silhouette(distances, labels):
@@ -179,7 +204,7 @@ def choose(table, criterion, rule="one-se"):
     table : pandas.DataFrame
         ``criteria_``: columns ``n_features``, ``n_clusters``, ``<criterion>`` (higher is
         better) and ``<criterion>_se``; rows may be restricted first (e.g. to a given K).
-    criterion : {"stability", "lange", "pac", "silhouette"}
+    criterion : {"stability", "lange", "pac", "silhouette", "excess"}
     rule : {"best", "one-se"}
         ``"best"``: the largest value; ``"one-se"``: among the (m, K) whose value lies within one
         standard error (of the best) of the best, the smallest m, and at that m the largest K
@@ -203,6 +228,9 @@ def choose(table, criterion, rule="one-se"):
     if criterion not in CRITERIA or rule not in RULES:
         raise ValueError(f"criterion must be one of {CRITERIA} and rule one of {RULES}, got "
                          f"{criterion!r}, {rule!r}.")
+    if criterion not in table:
+        raise ValueError(f"the table has no {criterion!r} column: fit the selector with "
+                         f"criterion={criterion!r} to compute it.")
     table = table.sort_values(["n_features", "n_clusters"], kind="stable")
     value = table[criterion].to_numpy(dtype=float)
     se = table[f"{criterion}_se"].to_numpy(dtype=float)
@@ -235,7 +263,7 @@ class LabelFreeSelector(SelectorMixin, BaseEstimator):
         Candidate m; None: :func:`default_feature_grid` (about 10 values from 5 to d).
     n_clusters_range : array-like of int, default=None
         Candidate K; None: 2 to 10 (at most the subsample size minus one).
-    criterion : {"stability", "lange", "pac", "silhouette"}, default="stability"
+    criterion : {"stability", "lange", "pac", "silhouette", "excess"}, default="stability"
         The criterion that chooses (module docstring). Every criterion is computed and kept in
         ``criteria_`` whichever chooses.
     rule : {"best", "one-se"}, default="one-se"
@@ -270,9 +298,11 @@ class LabelFreeSelector(SelectorMixin, BaseEstimator):
     support_ : ndarray of shape (n_features_in_,), bool
         The chosen features.
     criteria_ : pandas.DataFrame
-        One row per (m, K): ``stability``, ``stability_se``, ``pac``, ``pac_se``,
-        ``silhouette``, ``silhouette_se`` (all higher is better), and the feature-set
-        stability of m: ``feature_stability`` (Nogueira's Phi), ``feature_stability_lower``,
+        One row per (m, K): each criterion and its standard error, ``stability``,
+        ``stability_se``, ``lange``, ``lange_se``, ``pac``, ``pac_se``, ``silhouette``,
+        ``silhouette_se`` (all higher is better; with ``criterion="excess"`` also
+        ``null_stability``, ``excess`` and ``excess_se``), and the feature-set stability of m:
+        ``feature_stability`` (Nogueira's Phi), ``feature_stability_lower``,
         ``feature_stability_upper`` (its 95 % interval) and ``kuncheva``.
     eigengap_n_clusters_ : int
         K at the largest eigengap of the kNN graph on all features (reported).
@@ -357,10 +387,11 @@ class LabelFreeSelector(SelectorMixin, BaseEstimator):
                       for s in seeds[2:]]
         ranker_ks = list(ks) if _takes(self.method, "n_clusters") else [None]
         if len(grid) > 1 or len(ks) > 1:
+            null = null_data(X, int(seeds[1])) if self.criterion == "excess" else None
             runs = Parallel(n_jobs=self.n_jobs)(
                 delayed(_subsample_run)(X, rows, int(s), self.method, self.method_params,
                                         ranker_ks, grid, ks, self.clusterer,
-                                        self.clusterer_params)
+                                        self.clusterer_params, null)
                 for rows, s in zip(subsamples, seeds[2:]))
             self.criteria_ = self._criteria(X, grid, ks, subsamples, runs, ranker_ks,
                                             int(seeds[1]))
@@ -421,7 +452,7 @@ class LabelFreeSelector(SelectorMixin, BaseEstimator):
             feature_sets = {}
             for k_rank in ranker_ks:
                 Z = np.zeros((len(runs), d), dtype=np.int8)
-                for r, (selected, _) in enumerate(runs):
+                for r, (selected, _, _) in enumerate(runs):
                     Z[r, selected[k_rank][i]] = 1
                 feature_sets[k_rank] = Z
             for j, k in enumerate(ks):
@@ -438,6 +469,15 @@ class LabelFreeSelector(SelectorMixin, BaseEstimator):
                 pac, pac_se = stability.jackknife_pac(subsamples, labels, n)
                 silhouettes = np.array([mean_silhouette(within, lab)
                                         for within, lab in zip(blocks, labels)])
+                null = {}
+                if runs[0][2] is not None:
+                    null_stable = stability.clustering_stability(
+                        subsamples, [run[2][i, j] for run in runs], n, score="ari",
+                        n_random=N_RANDOM, random_state=seed)
+                    null = {"null_stability": 1.0 - null_stable.normalized,
+                            "excess": null_stable.normalized - stable.normalized,
+                            "excess_se": float(np.hypot(stable.normalized_std_error,
+                                                        null_stable.normalized_std_error))}
                 rows.append({
                     "n_features": int(m), "n_clusters": int(k),
                     "stability": 1.0 - stable.normalized,
@@ -451,6 +491,7 @@ class LabelFreeSelector(SelectorMixin, BaseEstimator):
                     "feature_stability_lower": phi.lower,
                     "feature_stability_upper": phi.upper,
                     "kuncheva": kuncheva,
+                    **null,
                 })
         return pd.DataFrame(rows)
 
