@@ -1,0 +1,210 @@
+# Issue 23, "Measured": the label-free choice of m and K (fsclust.selection) against the best m
+# with labels. A block under `selection:` of the config (config/experiments/selection.yaml)
+# names datasets by group, methods and the resampling; one job per (dataset, method) fits the
+# selector without labels and scores its grid with them (fsclust.selection_step), one job
+# per block condenses them (fsclust.selection_report). Methods slower than the block's
+# `max_seconds_per_resample` are only planned: `snakemake -n --profile
+# workflow/profiles/slurm {name}-slow`.
+from fsclust.registry import method_names, method_names_by_role  # noqa: E402
+from fsclust.selection_step import select_and_score  # noqa: E402
+
+SELECTIONS = config.get("selection", {})
+
+
+def selection_methods(name, slow=False):
+    """The block's methods that run here (``slow=False``) or are only planned (``slow``)."""
+    block = SELECTIONS[name]
+    methods = block["methods"]
+    if methods == "all":
+        methods = method_names_by_role("method")
+    cost, limit = block["seconds_per_resample"], block["max_seconds_per_resample"]
+    return [m for m in methods if (cost[m] > limit) == slow]
+
+
+def selection_groups(name):
+    """dataset -> its group, for the groups the block evaluates and the datasets that can
+    be had here (exp_datasets' rule: a download-only set is skipped offline, with a warning)."""
+    block = SELECTIONS[name]
+    groups = {}
+    for group in block["evaluate"]:
+        for ds in block["groups"][group]:
+            reason = unavailable_reason(ds)
+            if reason is None:
+                groups[ds] = group
+            elif (name, ds) not in _WARNED:
+                _WARNED.add((name, ds))
+                logger.warning(f"selection {name}: skipping dataset {ds}: {reason}")
+    return groups
+
+
+def selection_skipped(name):
+    block = SELECTIONS[name]
+    return {
+        ds: unavailable_reason(ds)
+        for group in block["evaluate"]
+        for ds in block["groups"][group]
+        if unavailable_reason(ds) is not None
+    }
+
+
+def selection_fits(name, kind, slow=False):
+    """The ``kind`` ("criteria" or "scores") tables of every job of block ``name``."""
+    return expand(
+        "results/{selection}/fits/{dataset}/{method}.{kind}.tsv",
+        selection=name,
+        dataset=sorted(selection_groups(name)),
+        method=selection_methods(name, slow),
+        kind=kind,
+    )
+
+
+def selection_outputs(name):
+    return [
+        f"results/{name}/regret.tsv",
+        f"results/{name}/summary.tsv",
+        f"results/{name}/summary.md",
+        f"results/{name}/figures",
+    ]
+
+
+def selection_mem_mb(wildcards, attempt=1):
+    """The selector keeps the distances on all features and one block per subsample
+    (fsclust.selection.LabelFreeSelector._criteria): about (R + 1) n^2 doubles."""
+    block = SELECTIONS[wildcards.selection]
+    override = block.get("resources", {}).get("selection_fit", {}).get("mem_mb")
+    if override:
+        return override * attempt
+    n = CATALOG[wildcards.dataset].n_samples or 1000
+    resamples = block.get("n_resamples", select_and_score.__kwdefaults__["n_resamples"])
+    doubles = (resamples + 1) * float(n) ** 2
+    return int(1000 + 1.5 * doubles * 8 / 1e6) * attempt
+
+
+def selection_runtime(wildcards):
+    block = SELECTIONS[wildcards.selection]
+    return block.get("resources", {}).get("selection_fit", {}).get("runtime", 120)
+
+
+def _check_selection():
+    for name, block in SELECTIONS.items():
+        where = f"selection.{name}"
+        if name in EXPERIMENTS or name in PAPERS or name in _RESERVED:
+            raise ValueError(f"{where}: the name is taken by an experiment, paper or rule")
+        unknown = sorted(set(block["evaluate"]) - set(block["groups"]))
+        if unknown:
+            raise ValueError(
+                f"{where}.evaluate: unknown group(s) {unknown}; groups: {sorted(block['groups'])}"
+            )
+        for group, datasets in block["groups"].items():
+            for ds in datasets:
+                if ds not in CATALOG:
+                    raise ValueError(
+                        f"{where}.groups.{group}: unknown dataset {ds!r} "
+                        f"({config['datasets_sheet']})"
+                    )
+        methods = block["methods"]
+        methods = method_names_by_role("method") if methods == "all" else methods
+        for method in methods:
+            check_params("method", method, None)
+        unmeasured = [m for m in methods if m not in block["seconds_per_resample"]]
+        if unmeasured:
+            raise ValueError(
+                f"{where}.seconds_per_resample: no measured cost for {unmeasured}; measure "
+                "one fit on a subsample and add it"
+            )
+
+
+_check_selection()
+
+
+wildcard_constraints:
+    selection=names_pattern(SELECTIONS),
+
+
+rule selection_fit:
+    input:
+        data="data/prepared/{dataset}.npz",
+    output:
+        criteria="results/{selection}/fits/{dataset}/{method}.criteria.tsv",
+        scores="results/{selection}/fits/{dataset}/{method}.scores.tsv",
+    log:
+        "logs/{selection}/selection_fit/{dataset}/{method}.log",
+    benchmark:
+        "logs/benchmarks/{selection}/selection_fit/{dataset}/{method}.tsv"
+    wildcard_constraints:
+        method=names_pattern(method_names()),
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=selection_mem_mb,
+        runtime=selection_runtime,
+    params:
+        block=lambda wildcards: SELECTIONS[wildcards.selection],
+    script:
+        "../../scripts/selection_fit.py"
+
+
+rule selection_report:
+    input:
+        criteria=lambda wildcards: selection_fits(wildcards.selection, "criteria"),
+        scores=lambda wildcards: selection_fits(wildcards.selection, "scores"),
+    output:
+        regret=report(
+            "results/{selection}/regret.tsv",
+            caption="../report/selection_regret.rst",
+            category="{selection}",
+            subcategory="tables",
+        ),
+        summary="results/{selection}/summary.tsv",
+        markdown="results/{selection}/summary.md",
+        figures=report(
+            directory("results/{selection}/figures"),
+            patterns=["{dataset}/{name}.png"],
+            caption="../report/selection_figure.rst",
+            category="{selection}",
+            subcategory="{dataset}",
+            labels={"dataset": "{dataset}", "figure": "{name}"},
+        ),
+    log:
+        "logs/{selection}/selection_report.log",
+    benchmark:
+        "logs/benchmarks/{selection}/selection_report.tsv"
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=lambda wildcards, attempt: 2000 * attempt,
+        runtime=30,
+    localrule: True
+    params:
+        groups=lambda wildcards: selection_groups(wildcards.selection),
+        planned=lambda wildcards: {
+            m: SELECTIONS[wildcards.selection]["seconds_per_resample"][m]
+            for m in selection_methods(wildcards.selection, slow=True)
+        },
+        skipped=lambda wildcards: selection_skipped(wildcards.selection),
+        metrics=lambda wildcards: SELECTIONS[wildcards.selection]["metrics"],
+    script:
+        "../../scripts/selection_report.py"
+
+
+# `snakemake --cores 2 selection`: the block's tables and figures; `{name}-slow`: the jobs of
+# its slow methods, to plan (or run) on a cluster.
+for _name in SELECTIONS:
+
+    rule:
+        name:
+            _name
+        default_target: False
+        input:
+            selection_outputs(_name),
+        localrule: True
+
+    rule:
+        name:
+            f"{_name}-slow"
+        default_target: False
+        input:
+            selection_fits(_name, "criteria", slow=True),
+        localrule: True
