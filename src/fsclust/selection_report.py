@@ -133,8 +133,9 @@ def summary_table(regret):
         return pd.Series(out)
 
     keys = ["group", "criterion", "rule"]
-    return (regret.groupby(keys, sort=True)[list(regret.columns)]
-            .apply(summarise).reset_index())
+    summary = (regret.groupby(keys, sort=True)[list(regret.columns)]
+               .apply(summarise).reset_index())
+    return summary.astype({"pairs": int, "datasets": int})
 
 
 def _markdown_table(frame, digits=3):
