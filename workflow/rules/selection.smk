@@ -75,14 +75,23 @@ def selection_mem_mb(wildcards, attempt=1):
     if override:
         return override * attempt
     n = CATALOG[wildcards.dataset].n_samples or 1000
-    resamples = block.get("n_resamples", select_and_score.__kwdefaults__["n_resamples"])
-    doubles = (resamples + 1) * float(n) ** 2
+    doubles = (selection_resamples(block) + 1) * float(n) ** 2
     return int(1000 + 1.5 * doubles * 8 / 1e6) * attempt
 
 
+def selection_resamples(block):
+    return block.get("n_resamples", select_and_score.__kwdefaults__["n_resamples"])
+
+
 def selection_runtime(wildcards):
+    """Minutes: the block's override, or the method's measured seconds per resample times R,
+    three times over (larger sets, the clusterings), and an hour."""
     block = SELECTIONS[wildcards.selection]
-    return block.get("resources", {}).get("selection_fit", {}).get("runtime", 120)
+    override = block.get("resources", {}).get("selection_fit", {}).get("runtime")
+    if override:
+        return override
+    seconds = selection_resamples(block) * block["seconds_per_resample"][wildcards.method]
+    return int(60 + 3 * seconds / 60)
 
 
 def _check_selection():
