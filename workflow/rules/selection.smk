@@ -23,7 +23,8 @@ def selection_methods(name, slow=False):
 
 def selection_groups(name):
     """dataset -> its group, for the groups the block evaluates and the datasets that can
-    be had here (exp_datasets' rule: a download-only set is skipped offline, with a warning)."""
+    be had here (exp_datasets' rule: a download-only set is skipped offline, with a warning).
+    """
     block = SELECTIONS[name]
     groups = {}
     for group in block["evaluate"]:
@@ -90,7 +91,9 @@ def selection_runtime(wildcards):
     override = block.get("resources", {}).get("selection_fit", {}).get("runtime")
     if override:
         return override
-    seconds = selection_resamples(block) * block["seconds_per_resample"][wildcards.method]
+    seconds = (
+        selection_resamples(block) * block["seconds_per_resample"][wildcards.method]
+    )
     return int(60 + 3 * seconds / 60)
 
 
@@ -98,7 +101,9 @@ def _check_selection():
     for name, block in SELECTIONS.items():
         where = f"selection.{name}"
         if name in EXPERIMENTS or name in PAPERS or name in _RESERVED:
-            raise ValueError(f"{where}: the name is taken by an experiment, paper or rule")
+            raise ValueError(
+                f"{where}: the name is taken by an experiment, paper or rule"
+            )
         unknown = sorted(set(block["evaluate"]) - set(block["groups"]))
         if unknown:
             raise ValueError(
@@ -179,13 +184,13 @@ rule selection_report:
         "logs/{selection}/selection_report.log",
     benchmark:
         "logs/benchmarks/{selection}/selection_report.tsv"
+    localrule: True
     conda:
         ENV
     threads: 1
     resources:
         mem_mb=lambda wildcards, attempt: 2000 * attempt,
         runtime=30,
-    localrule: True
     params:
         groups=lambda wildcards: selection_groups(wildcards.selection),
         planned=lambda wildcards: {
