@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from fsclust.selection import CRITERIA, RULES, choose
+from fsclust.selection import CRITERIA, RULES, LabelFreeSelector, choose
 from fsclust.selection_step import ALL_FEATURES, RANDOM, fixed_share_count
 
 #: The metric that defines the best m with labels; the regret of the others is measured at it.
@@ -26,6 +26,10 @@ WITHIN = 0.02
 TARGET_WITHIN_SHARE = 0.5
 TARGET_MEDIAN_REGRET = 0.03
 TARGET_K_FOUND = 0.6
+#: The selector's default criterion and rule: the K of the stability figure, the rule of the
+#: criteria figures.
+DEFAULT_CRITERION = LabelFreeSelector().criterion
+DEFAULT_RULE = LabelFreeSelector().rule
 #: The baselines of every choice, all at the chosen K: all features, the top 10 % of the
 #: method's ranking, and the ``random`` ranking at the chosen m.
 BASELINES = ("all", "fixed10", "random")
@@ -195,7 +199,7 @@ def summary_markdown(summary, regret, *, name, planned=None, skipped=None):
     return "\n".join(lines)
 
 
-def plot_criteria(criteria, path, *, rule="one-se"):
+def plot_criteria(criteria, path, *, rule=DEFAULT_RULE):
     """Each criterion against m (band: +- its standard error) at the K it chose, the chosen m
     marked, for one (dataset, method); written atomically as PNG."""
     import matplotlib.pyplot as plt
@@ -223,17 +227,20 @@ def plot_criteria(criteria, path, *, rule="one-se"):
 
 def plot_feature_stability(criteria, path):
     """Nogueira's feature-set stability with its 95 % interval against m, one line per method,
-    for one dataset (at the smallest K: the same at every K for a ranker that takes none)."""
+    for one dataset, at the K the selector's default criterion and rule chose (the same at
+    every K for a ranker that takes none)."""
     import matplotlib.pyplot as plt
 
     from fsclust.report.figures import save_figure
 
     fig, ax = plt.subplots(figsize=(5.0, 3.4))
     for method, table in criteria.groupby("method", sort=True):
-        curve = table[table["n_clusters"] == table["n_clusters"].min()]
+        k = choose(table, DEFAULT_CRITERION, DEFAULT_RULE)[1]
+        curve = table[table["n_clusters"] == k]
         curve = curve.sort_values("n_features")
         x = curve["n_features"].to_numpy()
-        ax.plot(x, curve["feature_stability"], marker="o", ms=4, mfc="none", label=method)
+        ax.plot(x, curve["feature_stability"], marker="o", ms=4, mfc="none",
+                label=f"{method} (K = {k})")
         ax.fill_between(x, curve["feature_stability_lower"], curve["feature_stability_upper"],
                         alpha=0.2)
     ax.set(xscale="log" if x.max() > 30 * x.min() else "linear", xlabel="m",
