@@ -48,6 +48,8 @@ include: "workflow/rules/provenance.smk"
 include: "workflow/rules/reproduction.smk"
 include: "workflow/rules/benchmarks.smk"
 include: "workflow/rules/experiments.smk"
+include: "workflow/rules/selection_common.smk"
+include: "workflow/rules/selection.smk"
 
 
 rule all:
