@@ -22,8 +22,8 @@ resampled partitions (:mod:`fsclust.stability`):
     the stability minus that of the same clustering on null data, each feature permuted on
     its own (Dudoit & Fridlyand 2002's reference distribution for Clest): on structureless data
     two clusters are also stable in a few dimensions, so the stability alone prefers K = 2
-    and small m; its excess over the null does not. Computed only when it chooses (it
-    doubles the clusterings);
+    and small m; its excess over the null does not. Computed when it chooses or with
+    ``null_reference=True`` (it doubles the clusterings);
 ``"silhouette"``
     the mean silhouette of each subsample's partition computed on *all* features, a space
     that does not change with m (Rousseeuw 1987), with its standard error over subsamples.
@@ -230,7 +230,7 @@ def choose(table, criterion, rule="one-se"):
                          f"{criterion!r}, {rule!r}.")
     if criterion not in table:
         raise ValueError(f"the table has no {criterion!r} column: fit the selector with "
-                         f"criterion={criterion!r} to compute it.")
+                         f"criterion={criterion!r} (or null_reference=True) to compute it.")
     table = table.sort_values(["n_features", "n_clusters"], kind="stable")
     value = table[criterion].to_numpy(dtype=float)
     se = table[f"{criterion}_se"].to_numpy(dtype=float)
@@ -278,6 +278,9 @@ class LabelFreeSelector(SelectorMixin, BaseEstimator):
         A registered clusterer, fitted on each subsample's top-m features for each K, and on
         the whole data for ``labels_``.
     clusterer_params : dict, default=None
+    null_reference : bool, default=False
+        Also cluster null data (each feature permuted) and report ``excess`` whatever the
+        criterion; it is always done when ``criterion="excess"`` (it doubles the clusterings).
     n_jobs : int, default=None
         Subsamples run in parallel (joblib); the result does not depend on it.
     random_state : int, RandomState instance or None, default=None
@@ -300,7 +303,7 @@ class LabelFreeSelector(SelectorMixin, BaseEstimator):
     criteria_ : pandas.DataFrame
         One row per (m, K): each criterion and its standard error, ``stability``,
         ``stability_se``, ``lange``, ``lange_se``, ``pac``, ``pac_se``, ``silhouette``,
-        ``silhouette_se`` (all higher is better; with ``criterion="excess"`` also
+        ``silhouette_se`` (all higher is better; with ``null_reference`` also
         ``null_stability``, ``excess`` and ``excess_se``), and the feature-set stability of m:
         ``feature_stability`` (Nogueira's Phi), ``feature_stability_lower``,
         ``feature_stability_upper`` (its 95 % interval) and ``kuncheva``.
@@ -334,6 +337,7 @@ class LabelFreeSelector(SelectorMixin, BaseEstimator):
         "subsample": [Interval(Real, 0, 1, closed="neither")],
         "clusterer": [str],
         "clusterer_params": [dict, None],
+        "null_reference": ["boolean"],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
     }
@@ -341,7 +345,8 @@ class LabelFreeSelector(SelectorMixin, BaseEstimator):
     def __init__(self, method="laplacian", method_params=None, *, n_features="auto",
                  n_clusters="auto", n_features_grid=None, n_clusters_range=None,
                  criterion="stability", rule="one-se", n_resamples=30, subsample=0.8,
-                 clusterer="kmeans", clusterer_params=None, n_jobs=None, random_state=None):
+                 clusterer="kmeans", clusterer_params=None, null_reference=False, n_jobs=None,
+                 random_state=None):
         self.method = method
         self.method_params = method_params
         self.n_features = n_features
@@ -354,6 +359,7 @@ class LabelFreeSelector(SelectorMixin, BaseEstimator):
         self.subsample = subsample
         self.clusterer = clusterer
         self.clusterer_params = clusterer_params
+        self.null_reference = null_reference
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -387,7 +393,8 @@ class LabelFreeSelector(SelectorMixin, BaseEstimator):
                       for s in seeds[2:]]
         ranker_ks = list(ks) if _takes(self.method, "n_clusters") else [None]
         if len(grid) > 1 or len(ks) > 1:
-            null = null_data(X, int(seeds[1])) if self.criterion == "excess" else None
+            compare_null = self.null_reference or self.criterion == "excess"
+            null = null_data(X, int(seeds[1])) if compare_null else None
             runs = Parallel(n_jobs=self.n_jobs)(
                 delayed(_subsample_run)(X, rows, int(s), self.method, self.method_params,
                                         ranker_ks, grid, ks, self.clusterer,

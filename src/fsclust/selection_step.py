@@ -112,7 +112,7 @@ def select_and_score(X, y, *, dataset, method, method_params=None, n_resamples=3
     true_k = int(np.unique(y).size)
     selector = LabelFreeSelector(method, method_params, n_features_grid=n_features_grid,
                                  n_clusters_range=n_clusters_range, n_resamples=n_resamples,
-                                 subsample=subsample, n_jobs=1,
+                                 subsample=subsample, null_reference=True, n_jobs=1,
                                  random_state=derive_seed(seed, dataset, method))
     selector.fit(X)  # no y: the choice is label-free
     criteria = selector.criteria_.copy()
