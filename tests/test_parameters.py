@@ -135,11 +135,17 @@ def test_a_class_without_constraints_gets_its_names_checked_only(monkeypatch):
 
 def _shipped_specs():
     for path in sorted(CONFIG.glob("*.yaml")):
-        for experiment, spec in yaml.safe_load(path.read_text())["experiments"].items():
+        config = yaml.safe_load(path.read_text())
+        for experiment, spec in (config.get("experiments") or {}).items():
             for kind, key in (("method", "methods"), ("clusterer", "clusterers")):
                 for label, entry in (spec.get(key) or {}).items():
                     yield pytest.param(kind, entry["method"], entry.get("params"),
                                        id=f"{path.stem}-{experiment}-{label}")
+        # the selection blocks name registered rankers at their defaults ("all": the registry)
+        for block, spec in (config.get("selection") or {}).items():
+            if spec["methods"] != "all":
+                for name in spec["methods"]:
+                    yield pytest.param("method", name, None, id=f"{path.stem}-{block}-{name}")
 
 
 @pytest.mark.parametrize("kind, name, params", list(_shipped_specs()))
