@@ -585,7 +585,8 @@ def build_parser():
                              "against random labellings (adjusted Rand index, or Lange et al.'s "
                              "matched disagreement), 1 - PAC of their consensus, their "
                              "silhouette on all features, or the stability's excess over "
-                             "that of null data (each feature permuted); every criterion is "
+                             "that of null data (each feature permuted; computed only when it "
+                             "chooses: it doubles the clusterings); every criterion is "
                              "written to "
                              "criterion.tsv (default: %(default)s)")
     select.add_argument("--rule", metavar="one-se|best",
