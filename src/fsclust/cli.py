@@ -587,8 +587,7 @@ def build_parser():
                              "silhouette on all features, or the stability's excess over "
                              "that of null data (each feature permuted; computed only when it "
                              "chooses: it doubles the clusterings); every criterion is "
-                             "written to "
-                             "criterion.tsv (default: %(default)s)")
+                             "written to criterion.tsv (default: %(default)s)")
     select.add_argument("--rule", metavar="one-se|best",
                         help="one-se: the smallest m within one standard error of the best "
                              "value, and at that m the largest K within it; best: the best value "
