@@ -17,7 +17,8 @@ from fsclust.selection_report import BASELINES, regret_table, summary_table
 from fsclust.selection_step import ALL_FEATURES, RANDOM, select_and_score
 
 REPO = Path(__file__).resolve().parents[1]
-SMALL = {"n_resamples": 4, "n_clusters_range": [2, 3, 4]}
+# null_reference: the excess criterion too, so every criterion is in these tables
+SMALL = {"n_resamples": 4, "n_clusters_range": [2, 3, 4], "null_reference": True}
 
 
 def _block(name):
@@ -62,6 +63,7 @@ def test_a_true_k_outside_the_range_is_scored_and_counted_as_a_miss(iris):
     X, y = iris
     criteria, scores = select_and_score(X, y, dataset="iris", method="spec",
                                         n_resamples=4, n_clusters_range=[4, 5])
+    assert "excess" not in criteria  # without null_reference
     assert 3 in set(scores["n_clusters"])
     regret = regret_table(criteria, scores, {"iris": "training"})
     assert not regret["true_k_in_range"].any() and not regret["k_found"].any()
@@ -133,7 +135,9 @@ def test_selection_small_runs_end_to_end(tmp_path):
     datasets = block["groups"]["training"]
     assert set(regret["dataset"]) == set(datasets)
     assert set(regret["method"]) == set(block["methods"])
-    assert len(regret) == len(datasets) * len(block["methods"]) * len(CRITERIA) * len(RULES)
+    criteria = [c for c in CRITERIA if c != "excess" or block.get("null_reference", False)]
+    assert set(regret["criterion"]) == set(criteria)
+    assert len(regret) == len(datasets) * len(block["methods"]) * len(criteria) * len(RULES)
     for column in ("group", "criterion", "rule", "n_features_chosen", "n_clusters_chosen",
                    "n_features_best_with_labels", "acc_chosen", "acc_best_with_labels",
                    "regret_acc", "regret_nmi", "regret_ari", "true_n_clusters", "k_found",

@@ -47,6 +47,12 @@ def _values(row, metrics, suffix):
             for metric in metrics}
 
 
+def present_criteria(criteria):
+    """The criteria of :data:`~fsclust.selection.CRITERIA` that a criteria table holds
+    (``excess`` only when the selector clustered the null data)."""
+    return [name for name in CRITERIA if name in criteria.columns]
+
+
 def _pair_rows(criteria, scores, metrics):
     """The rows of :func:`regret_table` of one (dataset, method)."""
     dataset, method = scores["dataset"].iat[0], scores["method"].iat[0]
@@ -61,7 +67,7 @@ def _pair_rows(criteria, scores, metrics):
     k_in_range = bool(criteria["n_clusters"].eq(true_k).any())
     eigengap_k = int(criteria["eigengap_n_clusters"].iat[0])
     rows = []
-    for criterion in CRITERIA:
+    for criterion in present_criteria(criteria):
         for rule in RULES:
             m, k = choose(criteria, criterion, rule)
             row = {"dataset": dataset, "method": method, "criterion": criterion,
@@ -207,9 +213,9 @@ def plot_criteria(criteria, path, *, rule=DEFAULT_RULE):
     from fsclust.report.figures import save_figure
 
     dataset, method = criteria["dataset"].iat[0], criteria["method"].iat[0]
-    fig, axes = plt.subplots(1, len(CRITERIA), figsize=(4.0 * len(CRITERIA), 3.2),
-                             squeeze=False)
-    for ax, criterion in zip(axes[0], CRITERIA):
+    names = present_criteria(criteria)
+    fig, axes = plt.subplots(1, len(names), figsize=(4.0 * len(names), 3.2), squeeze=False)
+    for ax, criterion in zip(axes[0], names):
         m, k = choose(criteria, criterion, rule)
         curve = criteria[criteria["n_clusters"] == k].sort_values("n_features")
         x, value = curve["n_features"].to_numpy(), curve[criterion].to_numpy(dtype=float)

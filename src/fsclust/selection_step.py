@@ -29,7 +29,7 @@ RANDOM = "random"
 ALL_FEATURES = "all"
 #: The settings of a ``selection`` config block that :func:`select_and_score` takes.
 SETTINGS = ("n_resamples", "subsample", "seed", "n_features_grid", "n_clusters_range",
-            "metrics")
+            "null_reference", "metrics")
 #: The fixed share of the features of the "10 %" baseline.
 FIXED_SHARE = 0.1
 
@@ -76,7 +76,7 @@ def _score_subset(X, y, columns, k, *, seed, clusterer, clusterer_params, metric
 
 def select_and_score(X, y, *, dataset, method, method_params=None, n_resamples=30,
                      subsample=0.8, seed=0, n_features_grid=None, n_clusters_range=None,
-                     metrics=("acc", "nmi", "ari")):
+                     null_reference=False, metrics=("acc", "nmi", "ari")):
     """Fit the label-free selector on ``X`` and score its grid with the labels ``y``.
 
     Parameters
@@ -93,6 +93,8 @@ def select_and_score(X, y, *, dataset, method, method_params=None, n_resamples=3
     seed : int, default=0
     n_features_grid, n_clusters_range : array-like of int, default=None
         The selector's grids; None: its defaults (about 10 m from 5 to d, K from 2 to 10).
+    null_reference : bool, default=False
+        The selector's: also the ``excess`` criterion, at twice the clusterings.
     metrics : sequence of str, default=("acc", "nmi", "ari")
 
     Returns
@@ -112,7 +114,7 @@ def select_and_score(X, y, *, dataset, method, method_params=None, n_resamples=3
     true_k = int(np.unique(y).size)
     selector = LabelFreeSelector(method, method_params, n_features_grid=n_features_grid,
                                  n_clusters_range=n_clusters_range, n_resamples=n_resamples,
-                                 subsample=subsample, null_reference=True, n_jobs=1,
+                                 subsample=subsample, null_reference=null_reference, n_jobs=1,
                                  random_state=derive_seed(seed, dataset, method))
     selector.fit(X)  # no y: the choice is label-free
     criteria = selector.criteria_.copy()
@@ -146,7 +148,7 @@ def select_and_score(X, y, *, dataset, method, method_params=None, n_resamples=3
 
 def run(data_path, criteria_path, scores_path, *, dataset, method, method_params=None,
         n_resamples=30, subsample=0.8, seed=0, n_features_grid=None, n_clusters_range=None,
-        metrics=("acc", "nmi", "ari")):
+        null_reference=False, metrics=("acc", "nmi", "ari")):
     """Rule ``selection_fit``: :func:`select_and_score` on a prepared dataset, both tables
     written atomically as TSV."""
     from fsclust._io import write_table_atomic
@@ -158,6 +160,7 @@ def run(data_path, criteria_path, scores_path, *, dataset, method, method_params
     criteria, scores = select_and_score(
         ds.X, ds.y, dataset=dataset, method=method, method_params=method_params,
         n_resamples=n_resamples, subsample=subsample, seed=seed,
-        n_features_grid=n_features_grid, n_clusters_range=n_clusters_range, metrics=metrics)
+        n_features_grid=n_features_grid, n_clusters_range=n_clusters_range,
+        null_reference=null_reference, metrics=metrics)
     write_table_atomic(criteria, criteria_path)
     write_table_atomic(scores, scores_path)

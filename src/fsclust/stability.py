@@ -550,13 +550,23 @@ def proportion_ambiguous_clustering(consensus, u1=0.1, u2=0.9):
     return float(np.mean((pairs > u1) & (pairs <= u2)))
 
 
-def jackknife_pac(subsamples, labels, n_samples, u1=0.1, u2=0.9):
+def jackknife_pac(subsamples, labels, n_samples, u1=0.1, u2=0.9, *, max_pairs=None,
+                  random_state=None):
     """The PAC of the consensus over all subsamples and its jackknife standard error.
 
     Leaving subsample r out subtracts its co-clustered and co-sampled counts from the totals
-    of :func:`resampled_consensus_matrix`, so the ``R`` leave-one-out PACs cost ``R`` passes
-    over the ``n x n`` counts, not ``R`` new consensus matrices. The error is the jackknife's,
-    ``sqrt((R - 1) / R * sum_r (PAC_(r) - mean PAC_(.))^2)`` (Efron & Stein 1981).
+    of :func:`resampled_consensus_matrix`, so the ``R`` leave-one-out PACs are one ``R x P``
+    array operation over the ``P`` pairs, not ``R`` new consensus matrices. The error is the
+    jackknife's, ``sqrt((R - 1) / R * sum_r (PAC_(r) - mean PAC_(.))^2)`` (Efron & Stein
+    1981).
+
+    The PAC is a mean over the ``n (n - 1) / 2`` pairs of samples. When there are more than
+    ``max_pairs``, it is the mean over ``max_pairs`` pairs drawn uniformly (with replacement)
+    under ``random_state``: an unbiased estimate whose own standard error is at most
+    ``0.5 / sqrt(max_pairs)`` (0.0016 for 100 000 pairs), while the exact form costs
+    ``R n^2`` (321 of the 372 s of a selector fit on uci-waveform's 5000 samples, six
+    subsamples) and ``2 R n^2`` bytes. The same ``random_state`` draws the same pairs, so the
+    PACs of every (m, K) of a selector are computed on the same pairs.
 
     Parameters
     ----------
@@ -564,6 +574,10 @@ def jackknife_pac(subsamples, labels, n_samples, u1=0.1, u2=0.9):
         As for :func:`resampled_consensus_matrix`; ``R >= 2``.
     u1, u2 : float, default=0.1, 0.9
         As for :func:`proportion_ambiguous_clustering`.
+    max_pairs : int, default=None
+        None: every pair.
+    random_state : int, RandomState instance or None, default=None
+        Draws the pairs when there are more than ``max_pairs``.
 
     Returns
     -------
@@ -578,30 +592,35 @@ def jackknife_pac(subsamples, labels, n_samples, u1=0.1, u2=0.9):
     (0.0, 0.0)
     """
     table = _label_table(subsamples, labels, int(n_samples))
-    R = table.shape[0]
+    R, n = table.shape
     if R < 2:
         raise ValueError(f"the jackknife needs at least 2 subsamples, got {R}.")
-    upper = np.triu_indices(table.shape[1], 1)
-    together = np.zeros(upper[0].size)
-    sampled = np.zeros(upper[0].size)
-    per_subsample = []
-    for codes in table:
-        drawn = (codes[upper[0]] >= 0) & (codes[upper[1]] >= 0)
-        same = drawn & (codes[upper[0]] == codes[upper[1]])
-        per_subsample.append((same, drawn))
-        together += same
-        sampled += drawn
+    if max_pairs is not None and max_pairs < n * (n - 1) // 2:
+        rng = check_random_state(random_state)
+        first = rng.randint(n, size=int(max_pairs))
+        # a uniform second sample among the n - 1 others: a uniform unordered pair
+        second = (first + 1 + rng.randint(n - 1, size=int(max_pairs))) % n
+    else:
+        first, second = np.triu_indices(n, 1)
+    a, b = table[:, first], table[:, second]
+    drawn = (a >= 0) & (b >= 0)
+    same = drawn & (a == b)
+    together = same.sum(axis=0)
+    sampled = drawn.sum(axis=0)
+
+    if not (sampled > 0).any():
+        raise ValueError("no pair of samples was drawn together: the PAC is undefined.")
 
     def pac(t, c):
+        # t, c: (..., P) counts; the PAC of each row over its pairs drawn together
         keep = c > 0
-        if not keep.any():
-            raise ValueError("no pair of samples was drawn together: the PAC is undefined.")
-        values = t[keep] / c[keep]
-        return float(np.mean((values > u1) & (values <= u2)))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = t / c
+        ambiguous = keep & (values > u1) & (values <= u2)
+        return ambiguous.sum(axis=-1) / np.maximum(keep.sum(axis=-1), 1)
 
-    full = pac(together, sampled)
-    left_out = np.array([pac(together - same, sampled - drawn)
-                         for same, drawn in per_subsample])
+    full = float(pac(together, sampled))
+    left_out = pac(together - same, sampled - drawn)
     return full, float(np.sqrt((R - 1) / R * np.sum((left_out - left_out.mean()) ** 2)))
 
 
