@@ -173,10 +173,7 @@ def mean_silhouette(distances, labels):
 
     ``s_i = (b_i - a_i) / max(a_i, b_i)`` with ``a_i`` the mean distance of sample i to the
     other members of its cluster and ``b_i`` the smallest mean distance to another cluster;
-    0 for a singleton and for a partition into one cluster. The mean distances to every
-    cluster come from one product ``D H`` with the one-hot ``H``: the selector asks for
-    thousands of small partitions, where scikit-learn's ``silhouette_samples`` (the same
-    values, a test checks) spends its time validating its input.
+    0 for a singleton and for a partition into one cluster. See :func:`mean_silhouettes`.
 
     Examples
     --------
@@ -184,22 +181,51 @@ def mean_silhouette(distances, labels):
     >>> round(mean_silhouette(D, np.array([0, 0, 1, 1])), 6)  # a = 1; b = 4.5, 3.5, 3.5, 4.5
     0.746032
     """
-    codes = np.unique(labels, return_inverse=True)[1].ravel()
-    k, n = codes.max() + 1, codes.size
-    if k < 2 or k >= n:
-        return 0.0
-    H = np.zeros((n, k))
-    H[np.arange(n), codes] = 1.0
-    counts = H.sum(axis=0)
+    return float(mean_silhouettes(distances, [labels])[0])
+
+
+def mean_silhouettes(distances, labelings):
+    """The mean silhouette width (:func:`mean_silhouette`) of each of several partitions of
+    the same samples.
+
+    The mean distances of every sample to every cluster of every partition come from one
+    product ``D [H_1 ... H_L]`` with the one-hot ``H_l``: one pass over the ``n x n``
+    distances for all partitions (the selector asks for one per (m, K) of each subsample,
+    where scikit-learn's ``silhouette_samples``, the same values, a test checks, spends its
+    time validating its input, and one product per partition re-reads ``D`` each time).
+
+    Parameters
+    ----------
+    distances : ndarray of shape (n, n)
+    labelings : sequence of L array-likes of shape (n,)
+
+    Returns
+    -------
+    ndarray of shape (L,)
+    """
+    n = distances.shape[0]
+    codes = [np.unique(labels, return_inverse=True)[1].ravel() for labels in labelings]
+    ks = np.array([c.max() + 1 if c.size else 0 for c in codes])
+    offsets = np.concatenate([[0], np.cumsum(ks)])
+    H = np.zeros((n, int(offsets[-1])))
+    for c, start in zip(codes, offsets):
+        H[np.arange(n), start + c] = 1.0
     sums = distances @ H
-    own = counts[codes]
-    a = sums[np.arange(n), codes] / np.maximum(own - 1.0, 1.0)
-    means = sums / counts
-    means[np.arange(n), codes] = np.inf
-    b = means.min(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        widths = np.where(own > 1, (b - a) / np.maximum(a, b), 0.0)
-    return float(np.nan_to_num(widths).mean())
+    counts = H.sum(axis=0)
+    widths = np.zeros(len(codes))
+    for index, (c, k, start) in enumerate(zip(codes, ks, offsets)):
+        if k < 2 or k >= n:
+            continue
+        own = counts[start + c]
+        block = sums[:, start:start + k]
+        a = block[np.arange(n), c] / np.maximum(own - 1.0, 1.0)
+        means = block / counts[start:start + k]
+        means[np.arange(n), c] = np.inf
+        b = means.min(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            width = np.where(own > 1, (b - a) / np.maximum(a, b), 0.0)
+        widths[index] = np.nan_to_num(width).mean()
+    return widths
 
 
 def cluster_space(X):
@@ -485,7 +511,12 @@ class LabelFreeSelector(SelectorMixin, BaseEstimator):
         n, d = X.shape
         # the fixed space of the silhouette: all features, whatever m
         distances = np.sqrt(squared_distances(X))
-        blocks = [distances[np.ix_(s, s)] for s in subsamples]
+        # the silhouettes of every (m, K) of a subsample in one pass over its distances
+        silhouette = np.empty((len(grid), len(ks), len(runs)))
+        for r, (rows_r, run) in enumerate(zip(subsamples, runs)):
+            labels_r = run[1].reshape(len(grid) * len(ks), -1)
+            silhouette[:, :, r] = mean_silhouettes(distances[np.ix_(rows_r, rows_r)],
+                                                   labels_r).reshape(len(grid), len(ks))
         rows = []
         for i, m in enumerate(grid):
             feature_sets = {}
@@ -508,8 +539,7 @@ class LabelFreeSelector(SelectorMixin, BaseEstimator):
                 pac, pac_se = stability.jackknife_pac(subsamples, labels, n,
                                                      max_pairs=PAC_MAX_PAIRS,
                                                      random_state=seed)
-                silhouettes = np.array([mean_silhouette(within, lab)
-                                        for within, lab in zip(blocks, labels)])
+                silhouettes = silhouette[i, j]
                 null = {}
                 if runs[0][2] is not None:
                     null_stable = stability.clustering_stability(
