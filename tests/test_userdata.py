@@ -68,6 +68,8 @@ WRITERS = {
 
 @pytest.mark.parametrize("name", list(WRITERS))
 def test_every_format_reads_back_the_same_matrix(name, frame, tmp_path):
+    if name.endswith(".parquet"):
+        pytest.importorskip("pyarrow")
     path = tmp_path / name
     WRITERS[name](path, frame)
     _assert_same(read_user_matrix(path), frame)
@@ -320,3 +322,15 @@ def test_in_memory_non_finite_cells_are_named_or_imputed(frame):
     imputed = as_user_matrix(frame, impute="median")
     assert imputed.X[2, 2] == np.median(np.delete(frame["MYC"].to_numpy(), 2))
     assert imputed.warnings
+
+
+def test_a_missing_file_and_a_missing_package_are_one_line_naming_the_fix(tmp_path,
+                                                                          monkeypatch):
+    with pytest.raises(ValueError, match=r"^--input .*nope\.tsv: no such file$"):
+        read_user_matrix(tmp_path / "nope.tsv", flags=CLI_FLAGS)
+    for name, package in (("t.parquet", "pip install pyarrow"), ("t.h5ad", "pip install anndata")):
+        (tmp_path / name).write_bytes(b"")
+        monkeypatch.setattr("importlib.util.find_spec", lambda module: None)
+        with pytest.raises(ValueError, match=package):
+            read_user_matrix(tmp_path / name)
+        monkeypatch.undo()

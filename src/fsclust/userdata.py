@@ -49,6 +49,7 @@ __all__ = [
     "UserMatrix",
     "as_user_matrix",
     "check_values",
+    "overflow_bound",
     "preprocess",
     "raw_count_warning",
     "read_user_matrix",
@@ -522,7 +523,17 @@ def overflow_bound(n_samples, n_features):
 def check_values(matrix, flags=None):
     """Raise, naming the first cell, when a cell's magnitude would overflow the methods.
 
-    See :func:`overflow_bound` for the bound. Non-finite cells are the readers' concern.
+    Parameters
+    ----------
+    matrix : UserMatrix
+    flags : dict, optional
+        How the message names the options (:data:`CLI_FLAGS` from the command line).
+
+    Raises
+    ------
+    ValueError
+        One line naming the sample, the feature, the value and the fix, when a cell's
+        magnitude is above :func:`overflow_bound`. Non-finite cells are the readers' concern.
     """
     name = {**PYTHON_NAMES, **(flags or {})}
     X = matrix.X
