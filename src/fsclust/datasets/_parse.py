@@ -42,10 +42,12 @@ def to_float(cell, where):
     return value
 
 
-def read_lines(path):
+def read_lines(path, data=None):
+    """The text lines of ``path`` without trailing blank lines; ``data``: its bytes, already
+    read (a decompressed file, stdin), so that ``path`` only names it in messages."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = path.read_text(encoding="utf-8-sig") if data is None else data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         raise ValueError(f"{path}: not a UTF-8 text file ({err})") from None
     lines = text.splitlines()

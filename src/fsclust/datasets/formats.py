@@ -722,8 +722,20 @@ def _duplicated(names):
     return dup
 
 
+def check_unique(source, feature_names, sample_names):
+    """Raise, naming ``source`` and up to five duplicates, unless the names are unique."""
+    for what, names in (("feature name", feature_names), ("sample id", sample_names)):
+        dup = _duplicated(names)
+        if dup:
+            listed = ", ".join(f"{n!r} ({k}x)" for n, k in list(dup.items())[:5])
+            raise ValueError(
+                f"{source}: {len(dup)} duplicate {what}(s): {listed}"
+                f"{', ...' if len(dup) > 5 else ''}; {what}s must be unique"
+            )
+
+
 def read_table(path, label_column=None, sep=None, id_column=True, *, missing="error",
-               unique=False, flags=None):
+               unique=False, flags=None, data=None, transpose=False):
     """Read a samples x features table (users' own data) into a Dataset.
 
     Parameters
@@ -749,6 +761,13 @@ def read_table(path, label_column=None, sep=None, id_column=True, *, missing="er
         default because published gene tables repeat probe names.
     flags : dict, optional
         How the hints name ``label_column`` and ``missing`` (the CLI passes its flags).
+    data : bytes, optional
+        The file's content, already read (a decompressed file, stdin); ``path`` then only
+        names it in messages.
+    transpose : bool
+        The file holds features in rows: line 1 is the feature-id column's name, then the
+        sample ids; every later line is a feature id followed by its values over the samples
+        (a label column is then a row). Messages name the file's rows and columns.
 
     Returns
     -------
@@ -789,7 +808,11 @@ def read_table(path, label_column=None, sep=None, id_column=True, *, missing="er
                 f"{path}: cannot tell the separator from the extension {suffix!r}; "
                 "name the file .tsv/.txt (tab) or .csv (comma), or pass sep"
             )
-    lines = read_lines(path)
+    if transpose and not id_column:
+        raise ValueError("transpose needs the feature ids in the first column (id_column)")
+    # Where sample i and feature j are in the file, for the messages.
+    line, column = ("column", "row") if transpose else ("line", "column")
+    lines = read_lines(path, data)
     rows = list(csv.reader(lines, delimiter=sep))
     if not id_column:
         rows = [["sample", *rows[0]]] + [
@@ -798,28 +821,26 @@ def read_table(path, label_column=None, sep=None, id_column=True, *, missing="er
     header = [c.strip() for c in rows[0]]
     if len(header) < 2:
         raise ValueError(
-            f"{path}: the header line has {len(header)} cell(s); expected the sample-id column "
-            f"and at least one feature column separated by {sep!r}"
+            f"{path}: the header line has {len(header)} cell(s); expected the "
+            f"{'feature' if transpose else 'sample'}-id column and at least one "
+            f"{'sample' if transpose else 'feature'} column separated by {sep!r}"
         )
     if len(rows) < 2:
-        raise ValueError(f"{path}: no samples after the header line")
+        raise ValueError(f"{path}: no {'features' if transpose else 'samples'} after the "
+                         "header line")
     for lineno, row in enumerate(rows[1:], start=2):
         if len(row) != len(header):
             raise ValueError(
                 f"{path}: ragged rows: line {lineno} has {len(row)} cells, expected "
                 f"{len(header)} like the header; the file may be truncated or damaged"
             )
+    if transpose:
+        rows = [list(cells) for cells in zip(*rows, strict=True)]
+        header = [c.strip() for c in rows[0]]
     columns = header[1:]
     samples = [row[0].strip() for row in rows[1:]]
     if unique:
-        for what, names in (("feature name", columns), ("sample id", samples)):
-            dup = _duplicated(names)
-            if dup:
-                listed = ", ".join(f"{n!r} ({k}x)" for n, k in list(dup.items())[:5])
-                raise ValueError(
-                    f"{path}: {len(dup)} duplicate {what}(s): {listed}"
-                    f"{', ...' if len(dup) > 5 else ''}; {what}s must be unique"
-                )
+        check_unique(path, columns, samples)
     if label_column is not None and label_column not in columns:
         shown = ", ".join(repr(c) for c in columns[:20])
         raise ValueError(
@@ -844,10 +865,10 @@ def read_table(path, label_column=None, sep=None, id_column=True, *, missing="er
         if text:
             i = text[0]
             raise ValueError(
-                f"{path}: column {header[j]!r} is not numeric: line {i + 2} (sample "
-                f"{samples[i]!r}) has {cells[i]!r}; {len(text)} such cell(s) in that column. "
+                f"{path}: {column} {header[j]!r} is not numeric: {line} {i + 2} (sample "
+                f"{samples[i]!r}) has {cells[i]!r}; {len(text)} such cell(s) in that {column}. "
                 f"If it holds class labels give {name['label_column']} {header[j]}, else remove "
-                "the column"
+                f"the {column}"
             )
         X[:, k] = [float(c) if c.lower() not in MISSING_CELLS else np.nan for c in cells]
     bad = ~np.isfinite(X)
@@ -856,7 +877,7 @@ def read_table(path, label_column=None, sep=None, id_column=True, *, missing="er
             i, k = np.argwhere(bad)[0]  # row-major: the first bad cell in reading order
             cell = rows[i + 1][feature_at[k]].strip()
             raise ValueError(
-                f"{path}: {int(bad.sum())} empty, NaN or infinite cell(s); the first is line "
+                f"{path}: {int(bad.sum())} empty, NaN or infinite cell(s); the first is {line} "
                 f"{i + 2}, sample {samples[i]!r}, feature {header[feature_at[k]]!r} ({cell!r}); "
                 f"fix them or pass {name['missing']}"
             )
@@ -867,7 +888,7 @@ def read_table(path, label_column=None, sep=None, id_column=True, *, missing="er
         if any(lab == "" for lab in labels):
             i = labels.index("")
             raise ValueError(
-                f"{path}: line {i + 2} (sample {samples[i]!r}) has no label in "
+                f"{path}: {line} {i + 2} (sample {samples[i]!r}) has no label in "
                 f"{name['label_column']} {label_column!r}"
             )
         y, class_names = encode_labels(labels)

@@ -27,6 +27,8 @@ Steps
     clip values to ``[floor, ceiling]``; either bound may be omitted.
 ``log10``
     base-10 logarithm; every value must be > 0 (threshold with a positive floor first).
+``log1p``
+    natural logarithm of 1 + x, for counts; every value must be >= 0.
 ``divide(divisor)``
     divide every value by ``divisor`` (e.g. 8-bit or 0..16 pixels to [0, 1]).
 ``haar1280(normalizer)``
@@ -55,6 +57,7 @@ __all__ = [
     "standardize",
     "threshold",
     "log10",
+    "log1p",
     "divide",
     "STEPS",
     "parse_recipe",
@@ -114,6 +117,26 @@ def log10(X):
     return np.log10(X)
 
 
+def log1p(X):
+    """Natural logarithm of 1 + x (counts: 0 stays 0); all values must be non-negative.
+
+    Examples
+    --------
+    >>> log1p([[0.0, np.e - 1]])
+    array([[0., 1.]])
+    """
+    X = np.asarray(X, dtype=np.float64)
+    # log1p is defined above -1, but a negative count or intensity means the data was
+    # already transformed (centred or logged): taking the log again would be a mistake.
+    if X.size and not np.all(X >= 0):
+        raise ValueError(
+            f"log1p: {int(np.sum(~(X >= 0)))} values are < 0 or NaN (min {np.nanmin(X)}); "
+            "log1p is for counts and intensities, which are non-negative: is the data "
+            "already transformed?"
+        )
+    return np.log1p(X)
+
+
 def divide(X, divisor):
     """Divide every value by ``divisor``.
 
@@ -132,6 +155,7 @@ STEPS = {
     "standardize": standardize,
     "threshold": threshold,
     "log10": log10,
+    "log1p": log1p,
     "divide": divide,
     "haar1280": haar1280,
 }
