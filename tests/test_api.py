@@ -208,8 +208,8 @@ def test_a_list_of_one_method_is_a_multiselection_and_all_is_the_methods(blobs):
     assert api._method_names("all") == method_names_by_role("method")
 
 
-def test_results_do_not_depend_on_n_jobs(blobs):
-    one = api.select(blobs.X, "laplacian", n_jobs=1, **FAST)
+def test_results_do_not_depend_on_n_jobs(unlabelled, blobs):
+    one = unlabelled  # n_jobs=None: one job
     two = api.select(blobs.X, "laplacian", n_jobs=2, **FAST)
     assert one.ranking.equals(two.ranking) and one.labels.equals(two.labels)
     assert one.criterion.equals(two.criterion)
