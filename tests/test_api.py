@@ -1,6 +1,7 @@
 """fsclust.select: one call from a matrix to the selected features, the clusters, where K came
 from, and the ties that decide a ranking."""
 
+import importlib.util
 import json
 from dataclasses import dataclass, field
 
@@ -54,13 +55,11 @@ def _local_as_user_matrix(obj, labels=None, label_column=None):
 @pytest.fixture(scope="module", autouse=True)
 def _user_matrix():
     """fsclust.userdata's reader when it is there, else the local stand-in."""
-    try:
-        import fsclust.userdata  # noqa: F401
-    except ImportError:
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(api, "_as_user_matrix", _local_as_user_matrix)
-            yield
-    else:
+    if importlib.util.find_spec("fsclust.userdata") is not None:
+        yield
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(api, "_as_user_matrix", _local_as_user_matrix)
         yield
 
 
@@ -126,6 +125,16 @@ def test_labels_never_change_the_choice(blobs):
     # with K fixed, labels or none: the same fit
     _same_choice(api.select(blobs.X, "laplacian", n_clusters=3, **FAST),
                  api.select(blobs.X, "laplacian", n_clusters=3, labels=shuffled, **FAST))
+
+
+def test_a_matrix_already_read_is_taken_as_it_is(unlabelled, blobs):
+    """As the command line gives it, read and preprocessed: labels given then become its y."""
+    matrix = _local_as_user_matrix(blobs.X)
+    assert api.select(matrix, "laplacian", **FAST).matrix is matrix
+    labelled = api.select(matrix, "laplacian", labels=blobs.y, **FAST)
+    assert labelled.summary["k_source"] == "labels" and matrix.y is None
+    with pytest.raises(ValueError, match="one label per sample"):
+        api.select(matrix, "laplacian", labels=blobs.y[:-1], **FAST)
 
 
 def test_a_label_column_is_not_a_feature(frame, blobs):

@@ -22,6 +22,7 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import inspect
 from dataclasses import dataclass, field
@@ -191,6 +192,24 @@ def _as_user_matrix(X, labels, label_column):
     from fsclust.userdata import as_user_matrix
 
     return as_user_matrix(X, labels=labels, label_column=label_column)
+
+
+def _user_matrix(X, labels, label_column):
+    """``X`` as a UserMatrix: as it is when it is one already (the command line reads and
+    preprocesses it first), with ``labels`` as its ``y`` when they are given."""
+    if not all(hasattr(X, name) for name in ("X", "feature_names", "sample_names", "y",
+                                              "preprocessing")):
+        return _as_user_matrix(X, labels, label_column)
+    if label_column is not None:
+        raise ValueError(f"label_column={label_column!r} with a matrix already read: give it "
+                         "to read_user_matrix, or give labels=")
+    if labels is None:
+        return X
+    labels = np.asarray(labels)
+    if labels.shape != (X.X.shape[0],):
+        raise ValueError(f"labels has shape {labels.shape}; give one label per sample "
+                         f"({X.X.shape[0]})")
+    return dataclasses.replace(X, y=labels, label_column=None)
 
 
 def _did_you_mean(name, valid):
@@ -540,9 +559,11 @@ def select(X, method="laplacian", *, n_features="auto", n_clusters="auto", label
 
     Parameters
     ----------
-    X : ndarray, pandas.DataFrame or anndata.AnnData
+    X : ndarray, pandas.DataFrame, anndata.AnnData or UserMatrix
         Samples in rows. A DataFrame keeps its index as sample names and its columns as
-        feature names; AnnData may hold a dense or sparse ``X``.
+        feature names; AnnData may hold a dense or sparse ``X``; a
+        :class:`fsclust.userdata.UserMatrix` (from ``read_user_matrix`` and ``preprocess``) is
+        taken as it is.
     method : str, list of str or "all", default="laplacian"
         A registered method (``fsclust methods``), several, or "all" (every method of role
         "method" in :mod:`fsclust.registry`).
@@ -600,7 +621,7 @@ def select(X, method="laplacian", *, n_features="auto", n_clusters="auto", label
     n_clusters = n_clusters if n_clusters == "auto" else int(n_clusters)
     random_state = None if random_state is None else int(random_state)
 
-    matrix = _as_user_matrix(X, labels, label_column)
+    matrix = _user_matrix(X, labels, label_column)
     constant = _constant_features(matrix)
     subsample = options.get("subsample", LabelFreeSelector().subsample)
     size = _check_sizes(matrix, constant, n_features, n_clusters, subsample)
