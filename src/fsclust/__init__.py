@@ -11,4 +11,14 @@ try:
 except PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0.0.0+unknown"
 
-__all__ = ["__version__"]
+__all__ = ["__version__", "select"]
+
+
+def __getattr__(name):
+    # fsclust.select pulls in scikit-learn and pandas: imported when first asked for, so that
+    # `import fsclust` (and the command line's start-up) stays fast
+    if name == "select":
+        from fsclust.api import select
+
+        return select
+    raise AttributeError(f"module 'fsclust' has no attribute {name!r}")

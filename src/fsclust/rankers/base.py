@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 __all__ = ["FeatureRanker", "IntInterval", "RankerTags", "constant_features", "mean_plus_std_rule",
            "nested_selection", "ranking_from_scores", "ranks_from_order", "selected_features",
-           "tied_cuts", "distinct_features"]
+           "tied_cuts", "TIE_RTOL", "distinct_features"]
 
 
 class IntInterval(Interval):
@@ -221,7 +221,12 @@ def distinct_features(scores, rel=1e-9):
     return order[ok]
 
 
-def tied_cuts(scores, order, grid, constant_mask=None, rtol=1e-12):
+#: Two scores closer than this times the largest finite |score| are tied: their order is
+#: decided by round-off or by the column order, not by the method.
+TIE_RTOL = 1e-12
+
+
+def tied_cuts(scores, order, grid, constant_mask=None, rtol=TIE_RTOL):
     """The sizes m of ``grid`` whose top-m set is decided by a tie: the m-th and (m+1)-th
     ranked features have scores within ``rtol * max|score|``; ``order`` is the feature
     indices best first (a ranker's ``feature_order_``).
@@ -413,7 +418,7 @@ class FeatureRanker(SelectorMixin, BaseEstimator):
             )
         self.scores_ = scores
         varying = scores[~self.constant_mask_ & np.isfinite(scores)]
-        if varying.size > 1 and np.ptp(varying) <= 1e-12 * max(np.max(np.abs(varying)), 1e-300):
+        if varying.size > 1 and np.ptp(varying) <= TIE_RTOL * max(np.max(np.abs(varying)), 1e-300):
             # e.g. kernel weights that never left the uniform start, LLC-fs on a graph that
             # split at once, KP-Kmeans that eliminated every feature: the ranking is then the
             # column order, not the method's
