@@ -205,6 +205,23 @@ def summary_markdown(summary, regret, *, name, planned=None, skipped=None):
     return "\n".join(lines)
 
 
+def plot_criterion_curve(ax, criteria, criterion, m, k, *, along="n_features"):
+    """Draw ``criterion`` against m at K = ``k`` (band: +- its standard error) on ``ax``, the
+    chosen ``m`` marked; with ``along="n_clusters"``, against K at m = ``m``, ``k`` marked
+    (when m was given and only K searched)."""
+    other, at, chosen = ("n_clusters", k, m) if along == "n_features" else ("n_features", m, k)
+    symbol = {"n_features": "m", "n_clusters": "K"}
+    curve = criteria[criteria[other] == at].sort_values(along)
+    x, value = curve[along].to_numpy(), curve[criterion].to_numpy(dtype=float)
+    se = np.nan_to_num(curve[f"{criterion}_se"].to_numpy(dtype=float))
+    ax.plot(x, value, marker="o", ms=4, mfc="none")
+    ax.fill_between(x, value - se, value + se, alpha=0.25)
+    ax.axvline(chosen, color="k", ls="--", lw=1, label=f"chosen {symbol[along]} = {chosen}")
+    ax.set(xscale="log" if x.max() > 30 * x.min() else "linear", xlabel=symbol[along],
+           title=f"{criterion} at {symbol[other]} = {at}")
+    ax.legend(fontsize=8)
+
+
 def plot_criteria(criteria, path, *, rule=DEFAULT_RULE):
     """Each criterion against m (band: +- its standard error) at the K it chose, the chosen m
     marked, for one (dataset, method); written atomically as PNG."""
@@ -216,16 +233,7 @@ def plot_criteria(criteria, path, *, rule=DEFAULT_RULE):
     names = present_criteria(criteria)
     fig, axes = plt.subplots(1, len(names), figsize=(4.0 * len(names), 3.2), squeeze=False)
     for ax, criterion in zip(axes[0], names):
-        m, k = choose(criteria, criterion, rule)
-        curve = criteria[criteria["n_clusters"] == k].sort_values("n_features")
-        x, value = curve["n_features"].to_numpy(), curve[criterion].to_numpy(dtype=float)
-        se = np.nan_to_num(curve[f"{criterion}_se"].to_numpy(dtype=float))
-        ax.plot(x, value, marker="o", ms=4, mfc="none")
-        ax.fill_between(x, value - se, value + se, alpha=0.25)
-        ax.axvline(m, color="k", ls="--", lw=1, label=f"chosen m = {m}")
-        ax.set(xscale="log" if x.max() > 30 * x.min() else "linear", xlabel="m",
-               title=f"{criterion} at K = {k}")
-        ax.legend(fontsize=8)
+        plot_criterion_curve(ax, criteria, criterion, *choose(criteria, criterion, rule))
     fig.suptitle(f"{dataset}, {method} (rule {rule})")
     fig.tight_layout()
     save_figure(fig, path)

@@ -25,19 +25,28 @@ METRIC_LIMITS = {"acc": (0.0, 1.02), "nmi": (0.0, 1.02), "nmi_arithmetic": (0.0,
                  "nmi_max": (0.0, 1.02), "ari": (-0.1, 1.02)}
 
 
-def save_figure(fig, path, vector=False):
+#: ``savefig`` options of each format a figure is written in: no date, software or id
+#: metadata, so reruns are byte-identical.
+SAVE_OPTIONS = {"png": {"dpi": 110, "metadata": {"Software": None}},
+                "svg": {"metadata": {"Date": None, "Creator": None}}}
+
+
+def save_figure(fig, path, vector=False, *, formats=None):
     """Write a matplotlib figure as PNG atomically (no timestamp metadata) and close it; with
     ``vector``, an SVG beside it (same name, ``.svg``; no date or id metadata, so reruns are
-    byte-identical)."""
+    byte-identical). ``formats``: the formats of :data:`SAVE_OPTIONS` to write instead (the
+    PNG at ``path``, the others beside it with their own suffix)."""
     from pathlib import Path
 
-    with atomic_path(path, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=110, format="png", metadata={"Software": None})
-    if vector:
-        svg = Path(path).with_suffix(".svg")
-        with atomic_path(svg, suffix=".svg") as tmp:
+    formats = formats or (("png", "svg") if vector else ("png",))
+    unknown = sorted(set(formats) - set(SAVE_OPTIONS))
+    if unknown:
+        raise ValueError(f"cannot write figures as {unknown}: formats are {sorted(SAVE_OPTIONS)}")
+    for fmt in formats:
+        target = path if fmt == "png" else Path(path).with_suffix(f".{fmt}")
+        with atomic_path(target, suffix=f".{fmt}") as tmp:
             plt.rcParams["svg.hashsalt"] = "fsclust"
-            fig.savefig(tmp, format="svg", metadata={"Date": None, "Creator": None})
+            fig.savefig(tmp, format=fmt, **SAVE_OPTIONS[fmt])
     plt.close(fig)
 
 
