@@ -68,9 +68,16 @@ def plot_selection_summary(result, path_stem, *, formats=("png", "svg")):
     """
     from pathlib import Path
 
-    import matplotlib.pyplot as plt
-
     from fsclust.report.figures import save_figure
+
+    save_figure(selection_summary_figure(result), f"{path_stem}.png", formats=tuple(formats))
+    return [Path(f"{path_stem}.{fmt}") for fmt in formats]
+
+
+def selection_summary_figure(result):
+    """The figure :func:`plot_selection_summary` writes, open (to show it in a notebook or
+    change it before saving)."""
+    import matplotlib.pyplot as plt
 
     matrix, summary = result.matrix, result.summary
     X = np.asarray(matrix.X, dtype=np.float64)
@@ -88,8 +95,7 @@ def plot_selection_summary(result, path_stem, *, formats=("png", "svg")):
                    np.asarray(matrix.feature_names, dtype=object)[columns], clusters,
                    matrix.sample_names)
     fig.suptitle(_title(summary, result.criterion, len(columns), X.shape[1]))
-    save_figure(fig, f"{path_stem}.png", formats=tuple(formats))
-    return [Path(f"{path_stem}.{fmt}") for fmt in formats]
+    return fig
 
 
 def _selected_columns(ranking, feature_names):
@@ -163,6 +169,10 @@ def _score_panel(ax, ranking):
     if tied.any():
         ax.scatter(rank[tied], score[tied], s=18, marker="x", color="k", zorder=4,
                    rasterized=many, label=f"tied ({int(tied.sum())})")
+    finite = score[np.isfinite(score)]
+    if finite.size and np.ptp(finite) == 0:
+        ax.text(0.5, 0.5, "all scores equal: the ranking orders nothing", ha="center",
+                transform=ax.transAxes)
     if rank.max() > 30 * rank.min():
         ax.set_xscale("log")
         ax.xaxis.set_major_formatter(ScalarFormatter())
@@ -199,26 +209,26 @@ def _embedding_panel(ax, X_selected, clusters, y):
     coordinates, share = _embedding(X_selected)
     if coordinates.shape[1] == 1:  # one feature: its values along a line
         coordinates = np.column_stack([coordinates[:, 0], np.zeros(coordinates.shape[0])])
-    cluster_ids = np.unique(clusters)
-    colors = _cluster_colors(len(cluster_ids))
-    classes = np.unique(np.asarray(y).astype(str)) if y is not None else np.array([""])
+    cluster_ids, cluster_of = np.unique(clusters, return_inverse=True)
+    colors = np.array(_cluster_colors(len(cluster_ids)))
     shown_y = np.asarray(y).astype(str) if y is not None else np.full(clusters.shape, "")
+    classes = np.unique(shown_y)
     n = clusters.shape[0]
     size = 24 if n <= 300 else 8 if n <= RASTERIZE_ABOVE else 3
-    for c, cluster in enumerate(cluster_ids):
-        for j, label in enumerate(classes):
-            points = (clusters == cluster) & (shown_y == label)
-            if points.any():
-                ax.scatter(*coordinates[points].T, s=size, color=colors[c],
-                           marker=MARKERS[j % len(MARKERS)], alpha=0.8, linewidths=0.5,
-                           rasterized=n > RASTERIZE_ABOVE)
+    # one scatter per true label, its points in the samples' order: no cluster is drawn on
+    # top of all the others
+    for j, label in enumerate(classes):
+        points = shown_y == label
+        ax.scatter(*coordinates[points].T, s=size, c=colors[cluster_of[points]],
+                   marker=MARKERS[j % len(MARKERS)], alpha=0.8, linewidths=0.5,
+                   rasterized=n > RASTERIZE_ABOVE)
     handles = [Line2D([], [], ls="", marker="o", color=colors[c], label=f"cluster {cluster}")
                for c, cluster in enumerate(cluster_ids)]
     if y is not None:
         handles += [Line2D([], [], ls="", marker=MARKERS[j % len(MARKERS)], color="0.3",
                            mfc="none", label=f"label {label}") for j, label in enumerate(classes)]
     ax.legend(handles=handles[:24], fontsize=7, ncol=2 if len(handles) > 8 else 1,
-              loc="best", title=None if len(handles) <= 24 else "(first 24 shown)")
+              loc="best" if n <= RASTERIZE_ABOVE else "upper right", title=None if len(handles) <= 24 else "(first 24 shown)")
     ax.set(xlabel=f"PC1 ({share[0]:.0%} of variance)",
            ylabel=f"PC2 ({share[1]:.0%} of variance)" if share.size > 1 else "")
     ax.set_title(f"(c) PCA of the {X_selected.shape[1]} selected features (z-scored)",
