@@ -205,29 +205,12 @@ def summary_markdown(summary, regret, *, name, planned=None, skipped=None):
     return "\n".join(lines)
 
 
-def plot_criterion_curve(ax, criteria, criterion, m, k, *, along="n_features"):
-    """Draw ``criterion`` against m at K = ``k`` (band: +- its standard error) on ``ax``, the
-    chosen ``m`` marked; with ``along="n_clusters"``, against K at m = ``m``, ``k`` marked
-    (when m was given and only K searched)."""
-    other, at, chosen = ("n_clusters", k, m) if along == "n_features" else ("n_features", m, k)
-    symbol = {"n_features": "m", "n_clusters": "K"}
-    curve = criteria[criteria[other] == at].sort_values(along)
-    x, value = curve[along].to_numpy(), curve[criterion].to_numpy(dtype=float)
-    se = np.nan_to_num(curve[f"{criterion}_se"].to_numpy(dtype=float))
-    ax.plot(x, value, marker="o", ms=4, mfc="none")
-    ax.fill_between(x, value - se, value + se, alpha=0.25)
-    ax.axvline(chosen, color="k", ls="--", lw=1, label=f"chosen {symbol[along]} = {chosen}")
-    ax.set(xscale="log" if x.max() > 30 * x.min() else "linear", xlabel=symbol[along],
-           title=f"{criterion} at {symbol[other]} = {at}")
-    ax.legend(fontsize=8)
-
-
 def plot_criteria(criteria, path, *, rule=DEFAULT_RULE):
     """Each criterion against m (band: +- its standard error) at the K it chose, the chosen m
     marked, for one (dataset, method); written atomically as PNG."""
     import matplotlib.pyplot as plt
 
-    from fsclust.report.figures import save_figure
+    from fsclust.report.figures import plot_criterion_curve, save_figure
 
     dataset, method = criteria["dataset"].iat[0], criteria["method"].iat[0]
     names = present_criteria(criteria)

@@ -1,4 +1,4 @@
-"""Figures: a metric against the number of selected features, one line per method."""
+"""Figures: a metric, or a selector's criterion, against the number of selected features."""
 
 from __future__ import annotations
 
@@ -111,3 +111,20 @@ def plot_sweeps(summary, dataset, metrics, path, *, baseline_method="nofs", titl
     fig.suptitle(f"{title or dataset}{runs}")
     fig.tight_layout(rect=(0, 0.06, 1, 0.97))
     save_figure(fig, path, vector=True)
+
+
+def plot_criterion_curve(ax, criteria, criterion, m, k, *, along="n_features"):
+    """Draw ``criterion`` against m at K = ``k`` (band: +- its standard error) on ``ax``, the
+    chosen ``m`` marked; with ``along="n_clusters"``, against K at m = ``m``, ``k`` marked
+    (when m was given and only K searched)."""
+    other, at, chosen = ("n_clusters", k, m) if along == "n_features" else ("n_features", m, k)
+    symbol = {"n_features": "m", "n_clusters": "K"}
+    curve = criteria[criteria[other] == at].sort_values(along)
+    x, value = curve[along].to_numpy(), curve[criterion].to_numpy(dtype=float)
+    se = np.nan_to_num(curve[f"{criterion}_se"].to_numpy(dtype=float))
+    ax.plot(x, value, marker="o", ms=4, mfc="none")
+    ax.fill_between(x, value - se, value + se, alpha=0.25)
+    ax.axvline(chosen, color="k", ls="--", lw=1, label=f"chosen {symbol[along]} = {chosen}")
+    ax.set(xscale="log" if x.max() > 30 * x.min() else "linear", xlabel=symbol[along],
+           title=f"{criterion} at {symbol[other]} = {at}")
+    ax.legend(fontsize=8)

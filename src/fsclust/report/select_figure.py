@@ -134,7 +134,7 @@ def _title(summary, criteria, m, d):
 
 def _criterion_panel(ax, criteria, summary):
     """(a) The criterion that chose, against what was searched; "no search" otherwise."""
-    from fsclust.selection_report import plot_criterion_curve
+    from fsclust.report.figures import plot_criterion_curve
 
     m, k, criterion = summary["n_features"], summary["n_clusters"], summary.get("criterion")
     searched_m, searched_k = _searched(criteria)
@@ -186,11 +186,11 @@ def _embedding(X_selected):
     """The first two principal components of the z-scored columns (one when only one feature
     is selected), signs canonical; and the share of variance of each."""
     from sklearn.decomposition import PCA
+    from sklearn.preprocessing import scale
 
-    from fsclust.datasets.preprocess import standardize
     from fsclust.graphs import canonical_sign_flip
 
-    Z = standardize(X_selected)
+    Z = scale(X_selected)  # a constant feature becomes 0
     n, m = Z.shape
     # "auto": the exact SVD on small inputs, a randomised one (seeded) on large selections,
     # so 10 000 samples x thousands of selected features stay fast
@@ -254,7 +254,7 @@ def heatmap_samples(clusters, max_samples=HEATMAP_MAX_SAMPLES):
     >>> heatmap_samples(np.array([1, 0, 1, 0]))
     array([1, 3, 0, 2])
     >>> heatmap_samples(np.array([0] * 6 + [1] * 2), max_samples=4)
-    array([0, 5, 6])
+    array([0, 2, 5, 6])
     """
     order = np.argsort(clusters, kind="stable")
     n = order.size
@@ -271,11 +271,11 @@ def heatmap_samples(clusters, max_samples=HEATMAP_MAX_SAMPLES):
 
 def _heatmap_panel(ax, X_top, feature_names, clusters, sample_names):
     """(d) The best selected features, z-scored per feature, over the samples by cluster."""
-    from fsclust.datasets.preprocess import standardize
+    from sklearn.preprocessing import scale
 
     rows = heatmap_samples(clusters)
     n, n_top = clusters.shape[0], X_top.shape[1]
-    image = ax.imshow(standardize(X_top)[rows].T, aspect="auto", interpolation="nearest",
+    image = ax.imshow(scale(X_top)[rows].T, aspect="auto", interpolation="nearest",
                       cmap="RdBu_r", vmin=-3, vmax=3)
     ax.figure.colorbar(image, ax=ax, label="z-score per feature (clipped at +-3)",
                        fraction=0.05, pad=0.01)
