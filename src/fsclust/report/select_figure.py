@@ -8,8 +8,9 @@ cluster, (d) a heatmap of the best selected features over the samples ordered by
 Its cost stays bounded on large inputs (10 000 samples x 20 000 features): the heatmap draws at
 most :data:`HEATMAP_MAX_FEATURES` features and, past :data:`HEATMAP_MAX_SAMPLES` samples, an
 evenly spaced subset of each cluster; the embedding's PCA is randomised on large selections.
-matplotlib and scikit-learn are imported only when a figure is drawn: the command line starts
-without them.
+matplotlib and scikit-learn are imported only when a figure is drawn; the package
+``fsclust.report`` itself loads matplotlib, so the command line imports this module only when
+it draws.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ HEATMAP_MAX_FEATURES = 50
 HEATMAP_MAX_SAMPLES = 2000
 #: Past this many points the scatter and score markers are rasterised, so the SVG stays small.
 RASTERIZE_ABOVE = 2000
+#: The embedding's legend lists at most this many clusters and labels.
+LEGEND_ENTRIES = 24
 #: The heatmap names its columns (samples) when there are at most this many.
 NAMED_SAMPLES = 60
 #: Smallest font (points) of the heatmap's feature names; smaller would not be legible, so
@@ -227,8 +230,11 @@ def _embedding_panel(ax, X_selected, clusters, y):
     if y is not None:
         handles += [Line2D([], [], ls="", marker=MARKERS[j % len(MARKERS)], color="0.3",
                            mfc="none", label=f"label {label}") for j, label in enumerate(classes)]
-    ax.legend(handles=handles[:24], fontsize=7, ncol=2 if len(handles) > 8 else 1,
-              loc="best" if n <= RASTERIZE_ABOVE else "upper right", title=None if len(handles) <= 24 else "(first 24 shown)")
+    cut = len(handles) > LEGEND_ENTRIES
+    # "best" tests every point against every place: slow past a few thousand points
+    ax.legend(handles=handles[:LEGEND_ENTRIES], fontsize=7, ncol=2 if len(handles) > 8 else 1,
+              loc="best" if n <= RASTERIZE_ABOVE else "upper right",
+              title=f"(first {LEGEND_ENTRIES} shown)" if cut else None)
     ax.set(xlabel=f"PC1 ({share[0]:.0%} of variance)",
            ylabel=f"PC2 ({share[1]:.0%} of variance)" if share.size > 1 else "")
     ax.set_title(f"(c) PCA of the {X_selected.shape[1]} selected features (z-scored)",
