@@ -224,3 +224,30 @@ def test_labels_of_another_matrix_are_refused():
     result.labels = result.labels.iloc[:-1]
     with pytest.raises(ValueError, match="cluster labels for the 45 samples"):
         selection_summary_figure(result)
+
+
+def test_a_fitted_selector_on_iris_draws(tmp_path):
+    # the real criteria_ table (every criterion, NaN where undefined) rather than a fake one
+    from sklearn.datasets import load_iris
+
+    from fsclust.selection import LabelFreeSelector
+
+    X, y = load_iris(return_X_y=True)
+    names = ["sepal length", "sepal width", "petal length", "petal width"]
+    selector = LabelFreeSelector(method="variance", n_features_grid=[1, 2, 4],
+                                 n_clusters_range=[2, 3], n_resamples=4, random_state=0).fit(X)
+    order = selector.feature_order_
+    samples = [f"flower{i}" for i in range(len(y))]
+    result = SimpleNamespace(
+        criterion=selector.criteria_,
+        ranking=pd.DataFrame({"feature": np.array(names)[order],
+                              "score": selector.ranker_.scores_[order],
+                              "rank": np.arange(1, 5), "selected": selector.support_[order]}),
+        labels=pd.DataFrame({"sample": samples, "cluster": selector.labels_}),
+        summary={"method": "variance", "n_features": selector.n_features_,
+                 "n_clusters": selector.n_clusters_, "k_source": "selector",
+                 "criterion": selector.criterion, "rule": selector.rule},
+        matrix=SimpleNamespace(X=X, y=y, feature_names=names, sample_names=samples))
+    png, svg = plot_selection_summary(result, tmp_path / "iris")
+    assert png.read_bytes()[:8] == PNG_MAGIC
+    assert ET.parse(svg).getroot().tag.endswith("svg")

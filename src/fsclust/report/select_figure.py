@@ -235,8 +235,8 @@ def _embedding_panel(ax, X_selected, clusters, y):
     ax.legend(handles=handles[:LEGEND_ENTRIES], fontsize=7, ncol=2 if len(handles) > 8 else 1,
               loc="best" if n <= RASTERIZE_ABOVE else "upper right",
               title=f"(first {LEGEND_ENTRIES} shown)" if cut else None)
-    ax.set(xlabel=f"PC1 ({share[0]:.0%} of variance)",
-           ylabel=f"PC2 ({share[1]:.0%} of variance)" if share.size > 1 else "")
+    ax.set(xlabel=f"PC1 ({share[0]:.1%} of variance)",
+           ylabel=f"PC2 ({share[1]:.1%} of variance)" if share.size > 1 else "")
     ax.set_title(f"(c) PCA of the {X_selected.shape[1]} selected features (z-scored)",
                  loc="left")
     ax.grid(alpha=0.3)
