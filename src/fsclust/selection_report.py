@@ -210,22 +210,13 @@ def plot_criteria(criteria, path, *, rule=DEFAULT_RULE):
     marked, for one (dataset, method); written atomically as PNG."""
     import matplotlib.pyplot as plt
 
-    from fsclust.report.figures import save_figure
+    from fsclust.report.figures import plot_criterion_curve, save_figure
 
     dataset, method = criteria["dataset"].iat[0], criteria["method"].iat[0]
     names = present_criteria(criteria)
     fig, axes = plt.subplots(1, len(names), figsize=(4.0 * len(names), 3.2), squeeze=False)
     for ax, criterion in zip(axes[0], names):
-        m, k = choose(criteria, criterion, rule)
-        curve = criteria[criteria["n_clusters"] == k].sort_values("n_features")
-        x, value = curve["n_features"].to_numpy(), curve[criterion].to_numpy(dtype=float)
-        se = np.nan_to_num(curve[f"{criterion}_se"].to_numpy(dtype=float))
-        ax.plot(x, value, marker="o", ms=4, mfc="none")
-        ax.fill_between(x, value - se, value + se, alpha=0.25)
-        ax.axvline(m, color="k", ls="--", lw=1, label=f"chosen m = {m}")
-        ax.set(xscale="log" if x.max() > 30 * x.min() else "linear", xlabel="m",
-               title=f"{criterion} at K = {k}")
-        ax.legend(fontsize=8)
+        plot_criterion_curve(ax, criteria, criterion, *choose(criteria, criterion, rule))
     fig.suptitle(f"{dataset}, {method} (rule {rule})")
     fig.tight_layout()
     save_figure(fig, path)

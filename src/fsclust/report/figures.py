@@ -1,4 +1,4 @@
-"""Figures: a metric against the number of selected features, one line per method."""
+"""Figures: a metric, or a selector's criterion, against the number of selected features."""
 
 from __future__ import annotations
 
@@ -25,19 +25,28 @@ METRIC_LIMITS = {"acc": (0.0, 1.02), "nmi": (0.0, 1.02), "nmi_arithmetic": (0.0,
                  "nmi_max": (0.0, 1.02), "ari": (-0.1, 1.02)}
 
 
-def save_figure(fig, path, vector=False):
+#: ``savefig`` options of each format a figure is written in: no date, software or id
+#: metadata, so reruns are byte-identical.
+SAVE_OPTIONS = {"png": {"dpi": 110, "metadata": {"Software": None}},
+                "svg": {"metadata": {"Date": None, "Creator": None}}}
+
+
+def save_figure(fig, path, vector=False, *, formats=None):
     """Write a matplotlib figure as PNG atomically (no timestamp metadata) and close it; with
     ``vector``, an SVG beside it (same name, ``.svg``; no date or id metadata, so reruns are
-    byte-identical)."""
+    byte-identical). ``formats``: the formats of :data:`SAVE_OPTIONS` to write instead (the
+    PNG at ``path``, the others beside it with their own suffix)."""
     from pathlib import Path
 
-    with atomic_path(path, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=110, format="png", metadata={"Software": None})
-    if vector:
-        svg = Path(path).with_suffix(".svg")
-        with atomic_path(svg, suffix=".svg") as tmp:
+    formats = formats or (("png", "svg") if vector else ("png",))
+    unknown = sorted(set(formats) - set(SAVE_OPTIONS))
+    if unknown:
+        raise ValueError(f"cannot write figures as {unknown}: formats are {sorted(SAVE_OPTIONS)}")
+    for fmt in formats:
+        target = path if fmt == "png" else Path(path).with_suffix(f".{fmt}")
+        with atomic_path(target, suffix=f".{fmt}") as tmp:
             plt.rcParams["svg.hashsalt"] = "fsclust"
-            fig.savefig(tmp, format="svg", metadata={"Date": None, "Creator": None})
+            fig.savefig(tmp, format=fmt, **SAVE_OPTIONS[fmt])
     plt.close(fig)
 
 
@@ -102,3 +111,20 @@ def plot_sweeps(summary, dataset, metrics, path, *, baseline_method="nofs", titl
     fig.suptitle(f"{title or dataset}{runs}")
     fig.tight_layout(rect=(0, 0.06, 1, 0.97))
     save_figure(fig, path, vector=True)
+
+
+def plot_criterion_curve(ax, criteria, criterion, m, k, *, along="n_features"):
+    """Draw ``criterion`` against m at K = ``k`` (band: +- its standard error) on ``ax``, the
+    chosen ``m`` marked; with ``along="n_clusters"``, against K at m = ``m``, ``k`` marked
+    (when m was given and only K searched)."""
+    other, at, chosen = ("n_clusters", k, m) if along == "n_features" else ("n_features", m, k)
+    symbol = {"n_features": "m", "n_clusters": "K"}
+    curve = criteria[criteria[other] == at].sort_values(along)
+    x, value = curve[along].to_numpy(), curve[criterion].to_numpy(dtype=float)
+    se = np.nan_to_num(curve[f"{criterion}_se"].to_numpy(dtype=float))
+    ax.plot(x, value, marker="o", ms=4, mfc="none")
+    ax.fill_between(x, value - se, value + se, alpha=0.25)
+    ax.axvline(chosen, color="k", ls="--", lw=1, label=f"chosen {symbol[along]} = {chosen}")
+    ax.set(xscale="log" if x.max() > 30 * x.min() else "linear", xlabel=symbol[along],
+           title=f"{criterion} at {symbol[other]} = {at}")
+    ax.legend(fontsize=8)
