@@ -5,6 +5,7 @@ Build: ``sphinx-build -W -b html docs docs/_build/html`` (``pip install -e ".[do
 """
 
 import os
+import re
 
 import matplotlib
 
@@ -55,3 +56,15 @@ sphinx_gallery_conf = {
 
 html_theme = "alabaster"
 html_title = f"fsclust {release}"
+
+
+def _skip_metadata_routing(app, what, name, obj, skip, options):
+    # scikit-learn generates set_fit_request & co. on every estimator (metadata routing); their
+    # docstrings point into scikit-learn's own glossary, and they are not fsclust's API
+    if re.fullmatch(r"set_\w+_request", name):
+        return True
+    return None
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", _skip_metadata_routing)

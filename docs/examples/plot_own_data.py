@@ -28,7 +28,8 @@ counts = rng.poisson(mean)
 genes = [f"gene{i:02d}" for i in range(40)]
 samples = [f"S{j:02d}" for j in range(30)]
 text = pd.DataFrame(counts, index=genes, columns=samples).to_csv(sep="\t")
-print(text[:120], "...")
+for line in text.splitlines()[:4]:
+    print(line[:60], "...")
 
 # %%
 # Read it, put the samples in rows, and log-transform the counts: without the log, a gene's

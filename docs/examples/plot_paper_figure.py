@@ -1,6 +1,6 @@
 """
 A paper figure: LLC-fs weights on two digits (Zeng & Cheung 2009, Fig. 1)
-========================================================================
+===========================================================================
 
 LLC-fs learns one weight ``tau`` per feature while it clusters. The paper's Figure 1 shows,
 for the USPS digits 4 and 9, the sorted weights and the best pixels over each digit's mean

@@ -14,7 +14,9 @@ from fsclust.datasets.synthetic import make_blobs_with_irrelevant
 from fsclust.metrics import clustering_accuracy
 from fsclust.selection import LabelFreeSelector
 
-X, y = make_blobs_with_irrelevant(n_samples=90, n_clusters=3, n_relevant=2, n_irrelevant=18)
+blobs = make_blobs_with_irrelevant(n_samples=90, n_clusters=3, n_relevant=2, n_irrelevant=18,
+                                   random_state=2)
+X, y = blobs.X, blobs.y
 
 selector = LabelFreeSelector(
     method="laplacian",
@@ -25,7 +27,7 @@ selector = LabelFreeSelector(
 ).fit(X)
 print(f"chosen m = {selector.n_features_}, K = {selector.n_clusters_}")
 print("selected features:", selector.get_support(indices=True))
-print(f"ACC of its clusters against the hidden labels: {clustering_accuracy(y, selector.labels_):.2f}")
+print(f"ACC against the hidden labels: {clustering_accuracy(y, selector.labels_):.2f}")
 
 # %%
 # The criterion for every (m, K): the stability of the clusterings (1 = the subsets' clusterings
