@@ -11,6 +11,10 @@ min_version("9.0")
 configfile: "config/config.yaml"
 
 
+# The first page of `snakemake --report`: what the reader is looking at.
+report: "workflow/report/workflow.rst"
+
+
 # Each paper's experiments and paper block live in a file of their own, config/experiments/
 # {paper}.yaml, merged here in name order rather than with more `configfile:` lines, each of
 # which would print "Config file ... is extended by additional config specified via the command

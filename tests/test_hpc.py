@@ -138,6 +138,18 @@ def test_memory_request_doubles_at_the_second_attempt_and_runtime_stays(slurm_dr
         assert second[key]["resources"]["runtime"] == job["resources"]["runtime"], key
 
 
+
+@needs_slurm_plugin
+def test_no_job_asks_for_snakemakes_50_gb_disk_default(slurm_dry_runs):
+    # Snakemake's default disk request is 50 GB for a job without input files (a dataset built
+    # into the package); "<TBD>" is a request computed once the inputs exist. Local rules (the
+    # downloads) ask SLURM nothing.
+    for key, job in slurm_dry_runs["attempt1"].items():
+        if key[0] not in SUBMITTED_RULES:
+            continue
+        disk = job["resources"].get("disk_mb", "<TBD>")
+        assert disk == "<TBD>" or int(disk) < 50_000, (key, job["resources"])
+
 def test_profile_retries_and_leaves_partition_and_account_to_the_user():
     profile = yaml.safe_load((REPO / PROFILE / "config.yaml").read_text())
     assert profile["executor"] == "slurm"

@@ -351,7 +351,7 @@ class LabelFreeSelector(SelectorMixin, BaseEstimator):
         The ranker fitted on all samples (with K when it takes one).
     feature_order_ : ndarray of int
         Feature indices, best first, of ``ranker_``.
-    support_ : ndarray of shape (n_features_in_,), bool
+    support_ : ndarray of shape (``n_features_in_``,), bool
         The chosen features.
     criteria_ : pandas.DataFrame
         One row per (m, K): each criterion and its standard error, ``stability``,

@@ -35,8 +35,8 @@ Steps
     rows are square images flattened row-major (32 x 32 = 1024 pixels); replaced by their
     two-level Haar wavelet features, 1280 for 32 x 32 (Zeng & Cheung 2008 PIE; see
     :mod:`fsclust.datasets.wavelets`). ``normalizer`` is ``per_image`` (the default, each
-    level divided by each image's own mean |coefficient|) or ``dataset`` (by the level's mean
-    |coefficient| over the whole dataset): ``divide(255);haar1280`` or
+    level divided by each image's own mean ``|coefficient|``) or ``dataset`` (by the level's mean
+    ``|coefficient|`` over the whole dataset): ``divide(255);haar1280`` or
     ``divide(255);haar1280(dataset)``.
 
 A step that changes the number of features names the new columns with its ``feature_names``

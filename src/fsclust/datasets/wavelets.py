@@ -11,11 +11,11 @@ value in each corresponding level" is ambiguous; a signed mean of detail coeffic
 0 and would blow up, so both readings divide by a mean ABSOLUTE value), ``normalizer=``:
 
 ``"per_image"`` (the recipe's bare ``haar1280``)
-    each level of each image is divided by that image's own mean |coefficient| of the level
+    each level of each image is divided by that image's own mean ``|coefficient|`` of the level
     (the 1024 level-1 coefficients, the 256 level-2 ones). This removes each image's global
     brightness, i.e. the flash intensity of PIE's illumination conditions.
 ``"dataset"`` (``haar1280(dataset)``)
-    each level is divided by the mean |coefficient| of that level over ALL images of the
+    each level is divided by the mean ``|coefficient|`` of that level over ALL images of the
     dataset (two numbers for the whole dataset): the levels are put on one scale, every image
     keeps its own brightness.
 

@@ -13,7 +13,7 @@ clustering (k-means on the relaxed indicator), read from the rank sidecar JSON f
 
 PIE is run in two readings of the paper's wavelet normalisation (Sec. 4.1,
 :mod:`fsclust.datasets.wavelets`): ``pie-c27-dataset-norm`` (each level divided by its mean
-|coefficient| over the dataset; primary) and ``pie-c27`` (per image; a *variant*, whose rows in
+``|coefficient|`` over the dataset; primary) and ``pie-c27`` (per image; a *variant*, whose rows in
 the paper-vs-ours table carry a note starting ``variant:``, listed but not counted).
 Investigation (20 draws of 5 subjects, lights-off images): per image, nofs+Ncut ACC 0.921
 against integrated 0.331 (integrated lower on 20 of 20 draws): dividing each image by its own

@@ -181,7 +181,7 @@ class KernelWeightingClustering(FeatureRanker):
         The ``c`` largest eigenvalues of ``Pi S_w Pi`` that gave ``indicator_``.
     labels_ : ndarray of shape (n_samples,)
         The "integrated" clustering: k-means on the rows of ``L`` scaled to unit length.
-    objective_history_ : ndarray of shape (n_iter_,)
+    objective_history_ : ndarray of shape (``n_iter_``,)
         ``Q_t = w_t^T z_t = ||z_t||_2`` after each iteration; non-decreasing.
     trace_bound_ : float
         ``||nu||_2`` of Theorem 1, an upper bound of every ``Q_t``.
