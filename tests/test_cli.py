@@ -116,7 +116,8 @@ def test_bad_table_is_a_one_line_exit_2_error(case, tmp_path, capsys):
 
 
 BAD_OPTIONS = {
-    "unknown-method": (["--method", "lapl"], ["unknown method 'lapl'", "laplacian", "variance"]),
+    "unknown-method": (["--method", "lapl"], ["unknown method 'lapl'", "did you mean 'laplacian'",
+                                              "variance"]),
     "set-not-an-int": (["--set", "n_neighbors=abc"],
                        ["--set n_neighbors=abc: n_neighbors expects an integer (default 5)"]),
     "set-a-fraction-for-an-int": (["--set", "n_neighbors=2.5"], ["expects an integer"]),
@@ -129,7 +130,7 @@ BAD_OPTIONS = {
     "label-column-missing": (["--label-column", "kind"],
                              ["--label-column 'kind' is not a column of", "'class'"]),
     "input-missing": (["--input", "nowhere.tsv"], ["--input nowhere.tsv: no such file"]),
-    "input-extension": (["--input", "IN.xlsx"], ["cannot tell the separator"]),
+    "input-extension": (["--input", "IN.xlsx"], ["unknown format '.xlsx'", ".tsv", ".h5ad"]),
     "estimator-rejects-a-parameter": (["--method", "llcfs"],
                                       ["n_neighbors=30", "change it with --set n_neighbors=VALUE"]),
 }

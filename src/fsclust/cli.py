@@ -1,22 +1,28 @@
-"""Command line: rank the features of your own data, list datasets and methods.
+"""Command line: select the features of your own matrix, rank them, list datasets and methods.
 
-    fsclust rank --method laplacian --input expr.tsv --output ranking.tsv [--n-clusters K]
-                 [--seed S] [--label-column COL] [--set n_neighbors=10 ...] [--impute median]
-    fsclust select --method laplacian --input expr.tsv --output-dir DIR
-                   [--n-features auto|M] [--n-clusters auto|K]
-                   [--criterion stability|lange|pac|silhouette|excess] [--rule one-se|best]
-                   [--n-resamples R] [--subsample F] [--n-jobs J] [--seed S]
-                   [--label-column COL] [--set n_neighbors=10 ...] [--impute median]
+    fsclust select --method NAME[,NAME...]|all --input FILE|- --output-dir DIR|-
+                   [--features-in-rows] [--label-column COL] [--impute median]
+                   [--log1p | --log10 [--floor F] [--ceiling C]] [--top-variable N]
+                   [--standardize] [--n-features auto|M] [--n-clusters auto|K]
+                   [--criterion ...] [--rule ...] [--n-resamples R] [--subsample F]
+                   [--n-jobs J] [--seed S] [--set PARAM=VALUE ...] [--top N]
+                   [--write-matrix] [--figure] [--strict] [--quiet | --verbose]
+    fsclust rank --method NAME --input FILE|- --output FILE|- [the input flags above]
+                 [--n-clusters K] [--seed S] [--set PARAM=VALUE ...]
     fsclust datasets [--catalog config/datasets.tsv] [--mirror DIR] [--check]
-    fsclust methods
+    fsclust methods [NAME]
     fsclust --version
 
-``select`` chooses the number of features m and of clusters K without labels
-(:class:`fsclust.selection.LabelFreeSelector`) and writes ``ranking.tsv``, ``labels.tsv``,
-``criterion.tsv`` and ``summary.json`` into DIR, all four or none.
+Both ``select`` and ``rank`` read the matrix with :func:`fsclust.userdata.read_user_matrix`
+(every format it knows, ``-`` for stdin) and preprocess it with
+:func:`fsclust.userdata.preprocess`; ``select`` then calls :func:`fsclust.api.select`, which
+chooses the number of features m and of clusters K without labels, and writes its tables:
+``ranking.tsv``, ``labels.tsv``, ``criterion.tsv`` and ``summary.json`` in DIR (with several
+methods, in ``DIR/<method>/``, and ``DIR/agreement.tsv``), all or none.
 
 Bad input ends with one line ``fsclust: error: ...`` on stderr and exit code 2, before anything
-is written; outputs are written atomically, so a failed run leaves no file behind.
+is written; outputs are written atomically, so a failed run leaves no file behind. With
+``--strict``, a degenerate ranking (decided by ties) ends with exit code 3 after writing.
 """
 
 from __future__ import annotations
@@ -24,7 +30,10 @@ from __future__ import annotations
 import argparse
 import inspect
 import os
+import re
 import sys
+import threading
+import time
 import warnings
 from pathlib import Path
 
@@ -33,11 +42,21 @@ import yaml
 
 from fsclust import __version__
 
-# How read_table's hints name its options on the command line.
-_TABLE_FLAGS = {"label_column": "--label-column", "missing": "--impute median"}
-# What `select` writes into --output-dir; an earlier run's are the only files it may replace.
+# What `select` writes into --output-dir (or into DIR/<method>/ with several methods); an
+# earlier run's files are the only ones it may replace.
 _SELECT_FILES = ("ranking.tsv", "labels.tsv", "criterion.tsv", "summary.json")
+_OPTIONAL_FILES = ("reduced.tsv", "result.h5ad", "summary.png", "summary.svg")
+_AGREEMENT_FILE = "agreement.tsv"
+_FLOAT_FORMAT = "%.17g"  # every float written back exactly
 _SHOW = 5  # names quoted in a message before "..."
+# A fit shows its start line once it has run this long (at once with --verbose): short fits
+# stay quiet, long ones (KP-Kmeans: about a minute) say what is going on.
+_PROGRESS_AFTER = 2.0
+# The keyword arguments of fsclust.select as the flags that set them, so that the API's
+# messages reach the command line in its own words.
+_API_FLAGS = {"method": "--method", "n_features": "--n-features", "n_clusters": "--n-clusters",
+              "subsample": "--subsample", "random_state": "--seed", "n_jobs": "--n-jobs",
+              "n_resamples": "--n-resamples", "criterion": "--criterion", "rule": "--rule"}
 
 
 def _quote_names(names, limit=_SHOW):
@@ -50,21 +69,79 @@ def _warn(message):
     print(f"fsclust: warning: {message}", file=sys.stderr)
 
 
-def _parse_set(pairs, method):
-    """Parse ``--set PARAM=VALUE`` pairs for ``method``.
+class _Log:
+    """The stderr lines other than warnings and errors: none with ``--quiet``, more with
+    ``--verbose``."""
 
-    Values are read as YAML scalars (10 -> int, 0.5 -> float, true -> bool) and must match the
-    type of the parameter's default value when it is a number or a bool; then the registry
-    checks the names and the values against the method's declared constraints.
-    """
-    from fsclust.registry import UnknownNameError, check_params, ranker_class
+    def __init__(self, args):
+        self.level = 0 if getattr(args, "quiet", False) else 2 if getattr(args, "verbose",
+                                                                          False) else 1
 
-    defaults = {
-        name: par.default
-        for name, par in inspect.signature(ranker_class(method).__init__).parameters.items()
-        if name != "self"
-    }
-    params = {}
+    def info(self, message):
+        if self.level >= 1:
+            print(message, file=sys.stderr)
+
+    def detail(self, message):
+        if self.level >= 2:
+            print(message, file=sys.stderr)
+
+
+class _Progress:
+    """``laplacian: fitting 30 subsamples...`` once a fit has run :data:`_PROGRESS_AFTER`
+    seconds (at once with ``--verbose``), and then its done line with the seconds it took."""
+
+    def __init__(self, log, method, what):
+        self.log, self.method, self.what = log, method, what
+        self.shown = False
+
+    def _show(self):
+        self.shown = True
+        print(f"{self.method}: fitting {self.what}...", file=sys.stderr, flush=True)
+
+    def __enter__(self):
+        self.start = time.perf_counter()
+        self.timer = None
+        if self.log.level >= 2:
+            self._show()
+        elif self.log.level == 1:
+            self.timer = threading.Timer(_PROGRESS_AFTER, self._show)
+            self.timer.daemon = True
+            self.timer.start()
+        return self
+
+    def __exit__(self, kind, *_):
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer.join()
+        if self.shown and kind is None:
+            print(f"{self.method}: done in {time.perf_counter() - self.start:.1f} s",
+                  file=sys.stderr)
+        return False
+
+
+def _in_flag_words(message):
+    """An API message with its keyword arguments named as the command line's flags."""
+    message = re.sub(r"\bmethod_params\b", "--set", message)
+    for name, flag in _API_FLAGS.items():
+        # name=VALUE (a quoted string loses its quotes), and "change name" / ": name)"
+        message = re.sub(rf"(?<![\w-]){name}=(?:'([^']*)'|(\S+?))(?=[\s,;:)]|$)",
+                         lambda m, flag=flag: f"{flag} {m.group(1) or m.group(2)}", message)
+        message = re.sub(rf"(change|: ){name}\b(?!=)", rf"\1{flag}", message)
+    return message
+
+
+def _unknown_method(name, valid, flag="--method"):
+    """The one-line error for a method name the registry does not know."""
+    from fsclust.api import _did_you_mean
+
+    return ValueError(f"{flag} {name}: unknown method {name!r}; {_did_you_mean(name, valid)}"
+                      f"valid methods: {', '.join(valid)} (see 'fsclust methods')")
+
+
+def _parse_pairs(pairs):
+    """``--set PARAM=VALUE`` pairs as (key, text, value), values read as YAML scalars
+    (10 -> int, 0.5 -> float, true -> bool)."""
+    parsed = []
     for pair in pairs or []:
         key, sep, text = pair.partition("=")
         key = key.strip()
@@ -74,15 +151,51 @@ def _parse_set(pairs, method):
             value = yaml.safe_load(text)
         except yaml.YAMLError:
             value = text
-        params[key] = (_check_set_type(key, text, value, defaults[key]) if key in defaults
-                       else value)
-    try:
-        check_params("method", method, params)
-    except UnknownNameError as exc:
-        raise ValueError(f"--set {exc.name}: {exc}") from None
-    except (ValueError, TypeError) as exc:
-        raise ValueError(f"--set: {exc}") from None
-    return params
+        parsed.append((key, text, value))
+    return parsed
+
+
+def _method_defaults(method):
+    from fsclust.registry import ranker_class
+
+    return {name: par.default
+            for name, par in inspect.signature(ranker_class(method).__init__).parameters.items()
+            if name != "self"}
+
+
+def _parse_set(pairs, methods):
+    """Parse ``--set PARAM=VALUE`` pairs into each method's parameters.
+
+    Values must match the type of the parameter's default value when it is a number or a
+    bool; then the registry checks the names and the values against the method's declared
+    constraints. With several methods a pair goes to every method that has the parameter, and
+    a parameter none of them has is an error.
+    """
+    from fsclust.registry import UnknownNameError, check_params
+
+    parsed = _parse_pairs(pairs)
+    defaults = {method: _method_defaults(method) for method in methods}
+    if len(methods) > 1:
+        for key, _, _ in parsed:
+            if not any(key in d for d in defaults.values()):
+                raise ValueError(f"--set {key}: none of the methods ({', '.join(methods)}) has "
+                                 f"a parameter {key!r}; see 'fsclust methods NAME'")
+    out = {}
+    for method in methods:
+        params = {}
+        for key, text, value in parsed:
+            if key in defaults[method]:
+                params[key] = _check_set_type(key, text, value, defaults[method][key])
+            elif len(methods) == 1:
+                params[key] = value  # the registry names the unknown parameter below
+        try:
+            check_params("method", method, params)
+        except UnknownNameError as exc:
+            raise ValueError(f"--set {exc.name}: {exc}") from None
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"--set: {exc}") from None
+        out[method] = params
+    return out
 
 
 def _check_set_type(key, text, value, default):
@@ -130,10 +243,12 @@ def _check_parent(flag, parent):
 def _check_output_dir(output_dir):
     """Fail before any work when ``--output-dir`` cannot be written or holds other files.
 
-    The folder is replaced as a whole (:func:`fsclust._io.atomic_dir`), so that the four files
+    The folder is replaced as a whole (:func:`fsclust._io.atomic_dir`), so that the files
     appear together or not at all; it must therefore be new, empty or an earlier output of
     ``select``, never a folder whose other files the replacement would delete.
     """
+    from fsclust.registry import method_names
+
     flag = f"--output-dir {output_dir}"
     path = Path(output_dir)
     here = Path.cwd()
@@ -142,7 +257,14 @@ def _check_output_dir(output_dir):
     if path.exists() and not path.is_dir():
         raise ValueError(f"{flag} is a file; give a directory name")
     if path.is_dir():
-        others = sorted(p.name for p in path.iterdir() if p.name not in _SELECT_FILES)
+        ours = {*_SELECT_FILES, *_OPTIONAL_FILES}
+
+        def earlier_output(p):
+            if p.is_dir():  # DIR/<method>/ of an earlier run with several methods
+                return p.name in method_names() and all(q.name in ours for q in p.iterdir())
+            return p.name in ours or p.name == _AGREEMENT_FILE
+
+        others = sorted(p.name for p in path.iterdir() if not earlier_output(p))
         if others:
             raise ValueError(f"{flag} holds other files ({_quote_names(others)}) that writing "
                              "would delete; give a new or empty directory")
@@ -151,120 +273,115 @@ def _check_output_dir(output_dir):
     _check_parent(flag, path.parent)
 
 
-def _read_input(path, label_column, impute=None):
-    """Read the ``--input`` table (samples in rows) into a Dataset, checking it for ``rank``.
+def _read_matrix(args, log):
+    """The ``--input`` matrix, read and preprocessed as the flags ask; its warnings printed.
 
-    :func:`fsclust.datasets.read_table` reads it, with unique feature names and sample ids
-    required; empty, NaN or infinite cells are an error unless ``impute == "median"`` replaces
-    each by its column's median (over the finite cells).
+    Returns the :class:`fsclust.userdata.UserMatrix` and the warnings about it (imputed cells,
+    raw-looking values), which the summary records.
     """
-    from fsclust.datasets import read_table
+    from fsclust.userdata import CLI_FLAGS, preprocess, raw_count_warning, read_user_matrix
 
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"--input {path}: no such file" if not path.exists()
-                         else f"--input {path} is not a file")
-    data = read_table(path, label_column, missing="nan" if impute == "median" else "error",
-                      unique=True, flags=_TABLE_FLAGS)
-    X = data.X
-    bad = np.isnan(X)
-    if bad.any():
-        names = data.feature_names
-        i, k = np.argwhere(bad)[0]  # row-major: the first bad cell in reading order
-        empty = [names[j] for j in np.flatnonzero(bad.all(axis=0))]
-        if empty:
-            raise ValueError(f"{path}: --impute median: feature(s) {_quote_names(empty)} have no "
-                             "finite cell to take a median of; remove them")
-        X[bad] = np.take(np.nanmedian(X, axis=0), np.nonzero(bad)[1])
-        _warn(f"imputed {int(bad.sum())} empty, NaN or infinite cell(s) with their column's "
-              f"median (--impute median); the first was sample {data.sample_names[i]!r}, "
-              f"feature {names[k]!r}")
-    data.provenance.update(loader="cli", impute=impute)
-    return data
+    matrix = read_user_matrix(args.input, label_column=args.label_column,
+                              features_in_rows=args.features_in_rows, impute=args.impute,
+                              flags=CLI_FLAGS)
+    matrix = preprocess(matrix, log1p=args.log1p, log10=args.log10, floor=args.floor,
+                        ceiling=args.ceiling, standardize=args.standardize,
+                        top_variable=args.top_variable, flags=CLI_FLAGS)
+    raw = raw_count_warning(matrix, CLI_FLAGS)
+    found = [*matrix.warnings, *([raw] if raw else [])]
+    for message in found:
+        _warn(message)
+    n, d = matrix.X.shape
+    log.detail(f"read {n} samples x {d} features from {matrix.source} ({matrix.format}); "
+               f"preprocessing: {', '.join(matrix.preprocessing) or 'none'}")
+    return matrix, found
 
 
-def _n_clusters(args, params, data, method):
-    """The number of clusters K for ``method``, checked to lie in 2..n_samples before fitting."""
-    from fsclust.registry import ranker_class
+def _n_classes(matrix):
+    return int(np.unique(matrix.y).size)
 
-    n = data.X.shape[0]
-    takes_k = "n_clusters" in inspect.signature(ranker_class(method).__init__).parameters
+
+def _rank_n_clusters(args, params, matrix, method):
+    """K for ``rank`` and the words saying where it came from; checked to lie in
+    2..n_samples before fitting. None for a method that takes no K."""
+    n = matrix.X.shape[0]
+    defaults = _method_defaults(method)
     if "n_clusters" in params:
         k, source = params["n_clusters"], f"--set n_clusters={params['n_clusters']}"
     elif args.n_clusters is not None:
         k, source = args.n_clusters, f"--n-clusters {args.n_clusters}"
-    elif data.y is not None and takes_k:
-        k = data.n_classes
+    elif matrix.y is not None and "n_clusters" in defaults:
+        k = _n_classes(matrix)
         source = (f"--label-column {args.label_column!r} has {k} class(es), so K = {k}, "
                   "which")
+    elif "n_clusters" in defaults:
+        k = defaults["n_clusters"]
+        return k, (f"K = {k}: {method}'s default, not estimated from the data; give "
+                   "--n-clusters K, or let 'fsclust select' estimate it")
     else:
-        return None
+        return None, "it takes no K"
     if not isinstance(k, int) or not 2 <= k <= n:
         hint = "; give --n-clusters K" if source.startswith("--label-column") else ""
         raise ValueError(f"{source} is out of range: the number of clusters must be between 2 "
                          f"and the number of samples ({n}){hint}")
-    return k
+    if "n_clusters" not in defaults:
+        return None, "it takes no K"
+    if source.startswith("--label-column"):
+        source = f"the number of classes of --label-column {args.label_column!r}"
+    return k, f"K = {k}: {source}"
 
 
 def _with_flag_hint(message, method):
     """Append the flag that sets each ``name=`` parameter an estimator's message complains of."""
-    from fsclust.registry import ranker_class
-
     flags = {"n_clusters": "--n-clusters K", "random_state": "--seed S"}
-    named = [name for name in inspect.signature(ranker_class(method).__init__).parameters
-             if name != "self" and f"{name}=" in message]
+    named = [name for name in _method_defaults(method) if f"{name}=" in message]
     hints = [flags.get(name, f"--set {name}=VALUE") for name in named]
     return message.rstrip(". ") + (f"; change it with {', '.join(hints)}" if hints else "")
 
 
-def _constant_features(data, path):
-    """The mask of constant columns, which are not ranked; an error when every one is."""
-    # A constant column carries no cluster structure and gives 0/0 in several scores (Laplacian,
-    # SPEC, standardised PCA); rank the others and put the constants last, tied with the worst.
-    constant = np.ptp(data.X, axis=0) == 0
-    if constant.all():
-        raise ValueError(f"{path}: all {constant.size} feature(s) are constant; nothing to rank")
-    return constant
-
-
-def _ranking_with_constants(ranker, feature_names, constant):
-    """The ranking table of ``ranker``, fitted on the non-constant columns, with the constant
-    columns appended last, scored like the worst, and a warning naming them."""
-    import pandas as pd
-
-    from fsclust.ranking import ranking_table
-
-    names = np.asarray(feature_names, dtype=object)
-    table = ranking_table(ranker, names[~constant])
-    if constant.any():
-        finite = table["score"][np.isfinite(table["score"])]
-        worst = float(finite.iloc[-1]) if len(finite) else 0.0
-        tail = pd.DataFrame({"feature": names[constant], "score": worst,
-                             "rank": np.arange(len(table) + 1, constant.size + 1)})
-        table = pd.concat([table, tail], ignore_index=True)
-        _warn(f"{int(constant.sum())} constant feature(s) ({_quote_names(names[constant])}) "
-              f"ranked last with score {worst:.6g}")
-    return table
+def _write_stdout(table):
+    table.to_csv(sys.stdout, sep="\t", index=False, float_format=_FLOAT_FORMAT)
 
 
 def _cmd_rank(args):
-    from fsclust.ranking import rank_features, write_ranking
-    from fsclust.registry import ranker_class
+    from types import SimpleNamespace
 
-    ranker_class(args.method)  # an unknown method fails first, listing the valid ones
-    params = _parse_set(args.set, args.method)
-    _check_output(args.output)
-    data = _read_input(args.input, args.label_column, impute=args.impute)
-    n_clusters = _n_clusters(args, params, data, args.method)
-    constant = _constant_features(data, args.input)
+    from fsclust import api
+    from fsclust.ranking import RANKING_COLUMNS, rank_features, write_ranking
+    from fsclust.registry import method_names
+
+    log = _Log(args)
+    if args.method not in method_names():  # an unknown method fails first
+        raise _unknown_method(args.method, method_names())
+    params = _parse_set(args.set, [args.method])[args.method]
+    if args.output != "-":
+        _check_output(args.output)
+    matrix, _ = _read_matrix(args, log)
+    n_clusters, k_words = _rank_n_clusters(args, params, matrix, args.method)
+    constant = api._constant_features(matrix)
     try:
-        ranker = rank_features(data.X[:, ~constant], args.method, params,
+        ranker = rank_features(matrix.X[:, ~constant], args.method, params,
                                n_clusters=n_clusters, random_state=args.seed)
     except ValueError as exc:
         raise ValueError(_with_flag_hint(str(exc), args.method)) from None
-    write_ranking(_ranking_with_constants(ranker, data.feature_names, constant), args.output)
-    print(f"ranked {data.X.shape[1]} features of {data.X.shape[0]} samples with "
-          f"{args.method}; wrote {args.output}", file=sys.stderr)
+    # the ranking table of select(), constants last; rank selects nothing
+    nothing = SimpleNamespace(ranker_=ranker, support_=np.zeros(int((~constant).sum()), bool))
+    table, _ = api._ranking(nothing, matrix.feature_names, constant)
+    if constant.any():
+        _warn(f"{int(constant.sum())} constant feature(s) "
+              f"({_quote_names(np.asarray(matrix.feature_names, dtype=object)[constant])}) "
+              "ranked last with "
+              f"score {table['score'].iat[-1]:.6g}")
+    for message in api._tie_warnings(args.method, table, constant)[0]:
+        _warn(message)
+    table = table[RANKING_COLUMNS]
+    if args.output == "-":
+        _write_stdout(table)
+    else:
+        write_ranking(table, args.output)
+    n, d = matrix.X.shape
+    log.info(f"ranked {d} features of {n} samples with {args.method} ({k_words}); wrote "
+             f"{'the ranking to stdout' if args.output == '-' else args.output}")
     return 0
 
 
@@ -283,15 +400,11 @@ def _auto_or_int(text):
         raise argparse.ArgumentTypeError(f"expects auto or an integer, got {text!r}") from None
 
 
-def _selector_options(args, params):
+def _selector_options(args):
     """The LabelFreeSelector parameters of the command line, checked before reading the data:
     flags left out take the selector's own defaults."""
     from fsclust.selection import CRITERIA, RULES
 
-    for key, flag in (("n_clusters", "--n-clusters K"), ("random_state", "--seed S"),
-                      ("n_features_to_select", "--n-features M")):
-        if key in params:
-            raise ValueError(f"--set {key}: select sets it; use {flag}")
     given = {name: getattr(args, name) for name in (*_SELECTOR_DEFAULTS, "n_jobs")}
     options = {name: value for name, value in given.items() if value is not None}
     for name, valid in (("criterion", CRITERIA), ("rule", RULES)):
@@ -308,139 +421,162 @@ def _selector_options(args, params):
     return options
 
 
-def _check_selector_sizes(selector, args, n, d, d_ranked):
-    """Check m and K against the data before fitting, in the words of the flags; return the
-    subsample size."""
-    m, k = selector.n_features, selector.n_clusters
-    if m != "auto" and not 1 <= m <= d_ranked:
-        constants = f" ({d - d_ranked} of the {d} are constant)" if d_ranked < d else ""
-        raise ValueError(f"--n-features {m} is out of range: the number of features to keep "
-                         f"must be between 1 and the {d_ranked} features of {args.input}"
-                         f"{constants}")
-    from fsclust.selection import subsample_size
-
-    size = subsample_size(selector.subsample, n)
-    if not 3 <= size < n:
-        raise ValueError(f"--subsample {selector.subsample} of {n} samples gives {size}; it "
-                         "must leave at least 3 samples and fewer than all")
-    if k != "auto" and not 2 <= k < size:
-        raise ValueError(f"--n-clusters {k} is out of range: the number of clusters must be "
-                         f"between 2 and the subsample size minus one ({size - 1}: "
-                         f"--subsample {selector.subsample} of {n} samples)")
-    return size
+def _auto(value):
+    """A flag left out is "auto" (the selector searches it)."""
+    return "auto" if value is None else value
 
 
-def _select_report(selector, table):
-    """The stderr line's account of the choice, and warnings for a degenerate result."""
-    m, k = selector.n_features_, selector.n_clusters_
-    criterion, rule = selector.criterion, selector.rule
-    searched = [name for name in ("n_features", "n_clusters")
-                if selector.get_params()[name] == "auto"]
-    if not searched:
-        how = "m and K given, no search"
-    else:
-        row = table[(table["n_features"] == m) & (table["n_clusters"] == k)].iloc[0]
-        value, se = row[criterion], row[f"{criterion}_se"]
-        how = f"criterion {criterion} = {value:.3f} ± {se:.3f}, rule {rule}"
-        undefined = int(table[criterion].isna().sum())
-        if undefined:
-            _warn(f"criterion {criterion} is undefined at {undefined} of {len(table)} (m, K) "
-                  "(a subsample clustered into one group?); they were not candidates")
-        if criterion == "stability" and value <= 0:
-            _warn(f"stability {value:.3f} at the chosen (m, K): no more stable than random "
-                  "labellings of the same cluster sizes; the data may hold no clusters")
-    n_found = len(np.unique(selector.labels_))
-    if n_found < k:
-        _warn(f"the clustering of all samples has {n_found} non-empty cluster(s), fewer than "
-              f"K = {k}")
-    if searched == ["n_features"]:
-        how += "; K given"
-    elif searched == ["n_clusters"]:
-        how += "; m given"
-    return how
+def _select_methods(text):
+    """The method names of ``--method a,b,c`` or ``all``, checked against the registry."""
+    from fsclust.api import _method_names
+
+    names = [name.strip() for name in text.split(",")]
+    return _method_names("all" if names == ["all"] else names)
 
 
-def _select_summary(args, params, selector, data, d_ranked):
-    """summary.json: the choice, how it was searched, and scores only when labels were given."""
-    from fsclust.metrics import evaluate
+def _k_words(summary):
+    """Where K came from, in the command line's words."""
+    source = summary["k_source"]
+    if source == "given":
+        return "--n-clusters"
+    if source == "labels":
+        return f"the {summary['n_classes']} classes of --label-column {summary['label_column']!r}"
+    return f"estimated by the selector ({summary['criterion']}, rule {summary['rule']})"
 
-    (n, d), table = data.X.shape, selector.criteria_
-    summary = {
-        "method": args.method,
-        "parameters": params,
-        "input": str(args.input),
-        "n_samples": n,
-        "n_features_in": d,
-        "n_constant_features": d - d_ranked,
-        "n_features": selector.n_features_,
-        "n_clusters": selector.n_clusters_,
-        "criterion": selector.criterion,
-        "rule": selector.rule,
-        "search": {
-            "n_features": selector.n_features,
-            "n_clusters": selector.n_clusters,
-            "n_features_grid": sorted(int(v) for v in table["n_features"].unique()),
-            "n_clusters_range": sorted(int(v) for v in table["n_clusters"].unique()),
-            "n_resamples": selector.n_resamples,
-            "subsample": selector.subsample,
-            "clusterer": selector.clusterer,
-        },
-        "eigengap_n_clusters": selector.eigengap_n_clusters_,
-        "seed": args.seed,
-        "fsclust_version": __version__,
-    }
-    if data.y is not None:
-        summary.update(label_column=args.label_column, n_classes=data.n_classes,
-                       **evaluate(data.y, selector.labels_))
-    return summary
+
+def _fit_each(matrix, names, args, options, params, log):
+    """One SelectionResult per method, each fit announced when it takes a while."""
+    from fsclust.api import select
+    from fsclust.selection import LabelFreeSelector
+
+    n_resamples = options.get("n_resamples", LabelFreeSelector().n_resamples)
+    results = {}
+    for name in names:
+        with _Progress(log, name, f"{n_resamples} subsamples"):
+            results[name] = select(matrix, name, n_features=_auto(args.n_features),
+                                   n_clusters=_auto(args.n_clusters), random_state=args.seed,
+                                   method_params=params[name], **options)
+    return results
+
+
+def _report(results, input_warnings, log):
+    """Print every warning once and the choice of each method, K's source included; record
+    the input's warnings in each summary."""
+    several = len(results) > 1
+    printed = set(input_warnings)
+    for name, result in results.items():
+        summary = result.summary
+        own = [w if not several or w.startswith(f"{name}:") else f"{name}: {w}"
+               for w in summary["warnings"]]
+        summary["warnings"] = list(dict.fromkeys([*input_warnings, *summary["warnings"]]))
+        for message in own:
+            if message not in printed:
+                printed.add(message)
+                _warn(message)
+        prefix = f"{name}: " if several else ""
+        log.info(f"{prefix}kept {summary['n_features']} of {summary['n_features_in']} features, "
+                 f"K = {summary['n_clusters']} clusters ({summary['choice']}); K "
+                 f"{'given by' if summary['k_source'] == 'given' else 'from'} "
+                 f"{_k_words(summary)}")
+
+
+def _write_result(result, folder, args):
+    """A method's files in ``folder``."""
+    import json
+
+    from fsclust.ranking import write_ranking
+
+    write_ranking(result.ranking, folder / "ranking.tsv")
+    result.labels.to_csv(folder / "labels.tsv", sep="\t", index=False)
+    result.criterion.to_csv(folder / "criterion.tsv", sep="\t", index=False,
+                            float_format=_FLOAT_FORMAT)
+    (folder / "summary.json").write_text(json.dumps(result.summary, indent=2) + "\n")
+    if args.write_matrix:
+        result.reduced().to_csv(folder / "reduced.tsv", sep="\t", index_label="sample",
+                                float_format=_FLOAT_FORMAT)
+    if result.matrix.adata is not None:
+        result.to_anndata().write_h5ad(folder / "result.h5ad")
+    if args.figure:
+        # matplotlib costs about 2 s: imported only when a figure is drawn
+        from fsclust.report.select_figure import plot_selection_summary
+
+        plot_selection_summary(result, folder / "summary")
+
+
+def _print_top(results, n):
+    """The ``--top N`` features of each method, as TSV on stdout."""
+    import pandas as pd
+
+    tables = []
+    for name, result in results.items():
+        top = result.ranking.head(n)
+        tables.append(top.assign(method=name)[["method", *top.columns]] if len(results) > 1
+                      else top)
+    _write_stdout(pd.concat(tables, ignore_index=True))
 
 
 def _cmd_select(args):
-    import json
-
-    import pandas as pd
-
     from fsclust._io import atomic_dir
-    from fsclust.ranking import write_ranking
-    from fsclust.registry import ranker_class
-    from fsclust.selection import LabelFreeSelector
 
-    ranker_class(args.method)  # an unknown method fails first, listing the valid ones
-    params = _parse_set(args.set, args.method)
-    selector = LabelFreeSelector(args.method, params or None,
-                                 **_selector_options(args, params),
-                                 random_state=args.seed)
-    _check_output_dir(args.output_dir)
-    data = _read_input(args.input, args.label_column, impute=args.impute)
-    constant = _constant_features(data, args.input)
-    (n, d), d_ranked = data.X.shape, int((~constant).sum())
-    size = _check_selector_sizes(selector, args, n, d, d_ranked)
+    log = _Log(args)
+    to_stdout = args.output_dir == "-"
     try:
-        selector.fit(data.X[:, ~constant])  # never the labels: they only score the result
+        names = _select_methods(args.method)
     except ValueError as exc:
-        message = _with_flag_hint(str(exc), args.method)
-        if "n_samples" in message:  # the method met a subsample, not the user's n samples
-            message += (f" (select ranks subsamples of {size} of the {n} samples, "
-                        "--subsample)")
-        raise ValueError(message) from None
+        raise ValueError(_in_flag_words(str(exc))) from None
+    params = _parse_set(args.set, names)
+    options = _selector_options(args)
+    if to_stdout and len(names) > 1:
+        raise ValueError(f"--output-dir - writes one method's ranking to stdout; with "
+                         f"{len(names)} methods give a directory")
+    if to_stdout and (args.top or args.write_matrix or args.figure):
+        flag = "--top" if args.top else "--write-matrix" if args.write_matrix else "--figure"
+        raise ValueError(f"--output-dir - writes only the ranking to stdout; {flag} needs a "
+                         "directory")
+    if not to_stdout:
+        _check_output_dir(args.output_dir)
+    matrix, input_warnings = _read_matrix(args, log)
+    try:
+        results = _fit_each(matrix, names, args, options, params, log)
+    except ValueError as exc:
+        message = str(exc)
+        name = message.split(":", 1)[0]
+        if name in names:  # a method's own complaint: name the flag that changes it
+            message = _with_flag_hint(message, name)
+        raise ValueError(_in_flag_words(message)) from None
+    _report(results, input_warnings, log)
 
-    ranking = _ranking_with_constants(selector.ranker_, data.feature_names, constant)
-    chosen = set(np.asarray(data.feature_names, dtype=object)[~constant][selector.support_])
-    ranking["selected"] = ranking["feature"].isin(chosen)
-    labels = pd.DataFrame({"sample": data.sample_names, "cluster": selector.labels_})
-    table = selector.criteria_
-    how = _select_report(selector, table)
-    summary = _select_summary(args, params, selector, data, d_ranked)
-    out = Path(args.output_dir)
-    with atomic_dir(out) as tmp:
-        write_ranking(ranking, tmp / "ranking.tsv")
-        labels.to_csv(tmp / "labels.tsv", sep="\t", index=False)
-        table.to_csv(tmp / "criterion.tsv", sep="\t", index=False, float_format="%.17g")
-        (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    print(f"kept {selector.n_features_} of {d} features, K = {selector.n_clusters_} clusters "
-          f"({how}); wrote {out}/ ({', '.join(_SELECT_FILES)})",
-          file=sys.stderr)
+    if to_stdout:
+        _write_stdout(results[names[0]].ranking)
+    else:
+        out = Path(args.output_dir)
+        with atomic_dir(out) as tmp:
+            for name, result in results.items():
+                folder = tmp / name if len(names) > 1 else tmp
+                folder.mkdir(exist_ok=True)
+                _write_result(result, folder, args)
+            if len(names) > 1:
+                _agreement(results, args).to_csv(tmp / _AGREEMENT_FILE, sep="\t", index=False,
+                                                 float_format=_FLOAT_FORMAT)
+        where = f"{out}/<method>/ and {out}/{_AGREEMENT_FILE}" if len(names) > 1 else f"{out}/"
+        written = sorted(p.name for p in (out / names[0] if len(names) > 1 else out).iterdir())
+        log.info(f"wrote {where} ({', '.join(written)})")
+    if args.top:
+        _print_top(results, args.top)
+    degenerate = [name for name, result in results.items() if result.summary["degenerate"]]
+    if args.strict and degenerate:
+        print(f"fsclust: error: {', '.join(degenerate)}: the ranking is decided by ties (see "
+              "the warnings above); --strict makes that exit code 3", file=sys.stderr)
+        return 3
     return 0
+
+
+def _agreement(results, args):
+    """The agreement table of :class:`fsclust.api.MultiSelection` over ``results``."""
+    from fsclust import api
+
+    matrix = next(iter(results.values())).matrix
+    return api._agreement(results, _auto(args.n_features), api._constant_features(matrix))
 
 
 def _cmd_datasets(args):
@@ -495,9 +631,56 @@ def _cmd_datasets(args):
 def _cmd_methods(args):
     from fsclust.registry import clusterer_names, method_names
 
-    print("feature-ranking methods: " + ", ".join(method_names()))
-    print("clusterers: " + ", ".join(clusterer_names()))
+    if args.name is None:
+        print("feature-ranking methods: " + ", ".join(method_names()))
+        print("clusterers: " + ", ".join(clusterer_names()))
+        return 0
+    if args.name not in method_names():
+        raise _unknown_method(args.name, method_names(), flag="fsclust methods")
+    print(_describe_method(args.name))
     return 0
+
+
+def _docstring_section(doc, title):
+    """The body of numpydoc section ``title`` in ``doc`` (up to the next section), or ""."""
+    lines = doc.splitlines()
+    for i in range(len(lines) - 1):
+        if lines[i].strip() == title and set(lines[i + 1].strip()) == {"-"}:
+            body = []
+            for j in range(i + 2, len(lines)):
+                if j + 1 < len(lines) and lines[j].strip() and set(lines[j + 1].strip()) == {"-"}:
+                    break
+                body.append(lines[j])
+            return "\n".join(body).strip()
+    return ""
+
+
+def _allowed(constraints):
+    """A parameter's ``_parameter_constraints`` entry in words."""
+    return " or ".join(c.__name__ if isinstance(c, type) else str(c) for c in constraints)
+
+
+def _describe_method(name):
+    """``fsclust methods NAME``: the method's summary, reference, parameters and whether it
+    takes K, all read from its class (docstring, signature, ``_parameter_constraints``)."""
+    from fsclust.registry import ranker_class
+
+    cls = ranker_class(name)
+    doc = inspect.getdoc(cls) or ""
+    constraints = getattr(cls, "_parameter_constraints", {})
+    lines = [f"{name}: {doc.splitlines()[0] if doc else cls.__name__}",
+             f"class: {cls.__module__}.{cls.__name__}"]
+    reference = _docstring_section(doc, "References")
+    if reference:
+        lines += ["reference:", *(f"  {line}" for line in reference.splitlines())]
+    lines.append("parameters (set with --set NAME=VALUE):")
+    for param, default in _method_defaults(name).items():
+        allowed = f"; allowed: {_allowed(constraints[param])}" if param in constraints else ""
+        lines.append(f"  {param} = {default!r}{allowed}")
+    takes_k = "n_clusters" in _method_defaults(name)
+    lines.append("takes K: " + ("yes (n_clusters: --n-clusters K, or estimated by fsclust "
+                                "select)" if takes_k else "no"))
+    return "\n".join(lines)
 
 
 class _SelectHelp(argparse.Action):
@@ -520,21 +703,49 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"fsclust: error: {message} (see '{self.prog} --help')\n")
 
 
-def _add_input_flags(command):
-    """--method and --input, which rank and select share."""
-    command.add_argument("--method", required=True,
-                         help="feature-ranking method (see 'fsclust methods')")
-    command.add_argument("--input", required=True,
-                         help="TSV or CSV: first column sample ids, header of feature names")
-
-
-def _add_method_flags(command):
-    """--set and --impute, which rank and select share."""
-    command.add_argument("--set", action="append", metavar="PARAM=VALUE",
-                         help="method parameter, e.g. --set n_neighbors=10 (repeatable)")
+def _add_input_flags(command, method_help):
+    """--method, --input and how to read and preprocess it, which rank and select share; the
+    names are those of :data:`fsclust.userdata.CLI_FLAGS`."""
+    command.add_argument("--method", required=True, help=method_help)
+    command.add_argument("--input", required=True, metavar="FILE|-",
+                         help="the matrix: TSV, CSV or TXT (also .gz, .bz2, .xz, .zip), "
+                              ".parquet or .h5ad; - reads a text table from stdin. Samples in "
+                              "rows, first column sample ids, header of feature names (see "
+                              "--features-in-rows)")
+    command.add_argument("--features-in-rows", action="store_true",
+                         help="the table has features (genes) in rows and samples in columns, "
+                              "as most expression files: it is transposed")
+    command.add_argument("--label-column", default=None, metavar="COL",
+                         help="column holding class labels (with --features-in-rows: the row; "
+                              "for .h5ad: the obs column), excluded from the features and never "
+                              "used to choose; its number of classes is K when --n-clusters is "
+                              "not given")
     command.add_argument("--impute", choices=["median"], default=None,
                          help="replace empty, NaN or infinite cells by their column's median "
                               "(default: such cells are an error)")
+    steps = command.add_argument_group(
+        "preprocessing", "applied in this order: --floor/--ceiling, --log1p or --log10, "
+                         "--top-variable, --standardize; recorded in summary.json")
+    log = steps.add_mutually_exclusive_group()
+    log.add_argument("--log1p", action="store_true", help="log(1 + x): for counts")
+    log.add_argument("--log10", action="store_true",
+                     help="log10(x): for intensities; every value must be > 0 (give --floor)")
+    steps.add_argument("--floor", type=float, metavar="F",
+                       help="clip values below F to F (before the log)")
+    steps.add_argument("--ceiling", type=float, metavar="C",
+                       help="clip values above C to C (before the log)")
+    steps.add_argument("--top-variable", type=int, metavar="N",
+                       help="keep the N features of largest variance (after the log)")
+    steps.add_argument("--standardize", action="store_true",
+                       help="z-score each feature (last)")
+    command.add_argument("--set", action="append", metavar="PARAM=VALUE",
+                         help="method parameter, e.g. --set n_neighbors=10 (repeatable; with "
+                              "several methods, for each method that has it)")
+    command.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    talk = command.add_mutually_exclusive_group()
+    talk.add_argument("--quiet", action="store_true", help="print warnings and errors only")
+    talk.add_argument("--verbose", action="store_true",
+                      help="print what was read and every fit's progress")
 
 
 def build_parser():
@@ -544,18 +755,15 @@ def build_parser():
     parser.add_argument("--version", action="version", version=f"fsclust {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    rank = sub.add_parser("rank", help="rank the features of a TSV/CSV file (samples in rows)")
-    _add_input_flags(rank)
-    rank.add_argument("--output", required=True, help="TSV written with columns feature, score, rank")
+    rank = sub.add_parser("rank", help="rank the features of a matrix with one method")
+    _add_input_flags(rank, "feature-ranking method (see 'fsclust methods')")
+    rank.add_argument("--output", required=True, metavar="FILE|-",
+                      help="TSV written with columns feature, score, rank; - writes it to "
+                           "stdout")
     rank.add_argument("--n-clusters", type=int, default=None, metavar="K",
                       help="number of clusters K, between 2 and the number of samples, for methods "
                            "that need it (default: the number of classes in --label-column, "
-                           "else the method's own default)")
-    rank.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    rank.add_argument("--label-column", default=None, metavar="COL",
-                      help="column holding class labels: excluded from the features, and its "
-                           "number of classes is K when --n-clusters is not given")
-    _add_method_flags(rank)
+                           "else the method's own default, which is printed)")
     rank.set_defaults(func=_cmd_rank)
 
     select = sub.add_parser(
@@ -564,22 +772,28 @@ def build_parser():
         description="Rank the features with --method, choose how many to keep (m) and how "
                     "many clusters (K) by the stability of resampled clusterings, without "
                     "labels, and cluster all samples on the chosen features. Writes "
-                    "ranking.tsv (feature, score, rank, selected), labels.tsv (sample, "
+                    "ranking.tsv (feature, score, rank, selected, tied), labels.tsv (sample, "
                     "cluster), criterion.tsv (every criterion with its standard error for "
                     "every (m, K), and the feature-set stability with its 95 % interval) and "
-                    "summary.json into DIR, all four or none.")
+                    "summary.json (m, K and where K came from, the preprocessing, every "
+                    "warning) into DIR, all or none; with several methods, into DIR/<method>/, "
+                    "with DIR/agreement.tsv. Exit codes: 0 done, 2 bad input, 3 a degenerate "
+                    "ranking with --strict.")
     select.add_argument("-h", "--help", action=_SelectHelp, nargs=0,
                         help="show this help message and exit")
-    _add_input_flags(select)
-    select.add_argument("--output-dir", required=True, metavar="DIR",
-                        help="directory written with the four files; new, empty, or an earlier "
-                             "output of select (it is replaced as a whole)")
+    _add_input_flags(select, "feature-ranking method, several separated by commas "
+                             "(laplacian,spec,mcfs), or all (see 'fsclust methods')")
+    select.add_argument("--output-dir", required=True, metavar="DIR|-",
+                        help="directory written with the files; new, empty, or an earlier "
+                             "output of select (it is replaced as a whole); - writes only "
+                             "ranking.tsv, to stdout (one method)")
     select.add_argument("--n-features", type=_auto_or_int, metavar="auto|M",
                         help="number of features to keep, 1..d; an integer skips the search for "
                              "m (default: %(default)s)")
     select.add_argument("--n-clusters", type=_auto_or_int, metavar="auto|K",
                         help="number of clusters, from 2 to the subsample size minus one; an "
-                             "integer skips the search for K (default: %(default)s)")
+                             "integer skips the search for K (default: %(default)s: the number "
+                             "of classes of --label-column, else the selector's estimate)")
     select.add_argument("--criterion", metavar="stability|lange|pac|silhouette|excess",
                         help="what chooses (m, K): stability of the clusterings of subsamples "
                              "against random labellings (adjusted Rand index, or Lange et al.'s "
@@ -600,12 +814,18 @@ def build_parser():
     select.add_argument("--n-jobs", type=int, metavar="J",
                         help="subsamples run in parallel (-1: all cores); the result does not "
                              "depend on it (default: 1)")
-    select.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    select.add_argument("--label-column", default=None, metavar="COL",
-                        help="column holding class labels: excluded from the features, never "
-                             "used to choose; summary.json gets ACC, NMI and ARI of labels.tsv "
-                             "against it")
-    _add_method_flags(select)
+    select.add_argument("--top", type=int, metavar="N",
+                        help="also print the N best-ranked features of each method to stdout "
+                             "(TSV; it does not change m: that is --n-features)")
+    select.add_argument("--write-matrix", action="store_true",
+                        help="also write reduced.tsv: the samples x the selected features")
+    select.add_argument("--figure", action=argparse.BooleanOptionalAction, default=False,
+                        help="also draw summary.png and summary.svg: the criterion against m, "
+                             "the scores, a 2-D embedding coloured by cluster and a heatmap "
+                             "(about 2 s more)")
+    select.add_argument("--strict", action="store_true",
+                        help="exit with code 3 when a ranking is decided by ties (all scores "
+                             "equal, or a tie across the top-m boundary)")
     select.set_defaults(func=_cmd_select)
 
     datasets = sub.add_parser("datasets", help="list the dataset registry")
@@ -615,7 +835,11 @@ def build_parser():
                           help="verify present files against their checksums (exit 1 on a mismatch)")
     datasets.set_defaults(func=_cmd_datasets)
 
-    methods = sub.add_parser("methods", help="list the registered methods and clusterers")
+    methods = sub.add_parser("methods", help="list the registered methods and clusterers, or "
+                                             "describe one")
+    methods.add_argument("name", nargs="?", metavar="NAME",
+                         help="a method: its summary, reference, parameters with their allowed "
+                              "values, and whether it takes K")
     methods.set_defaults(func=_cmd_methods)
     return parser
 
