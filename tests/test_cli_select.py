@@ -97,7 +97,8 @@ def test_the_four_files_and_their_columns(searched):
     m, k = summary["n_features"], summary["n_clusters"]
 
     ranking = pd.read_csv(out / "ranking.tsv", sep="\t")
-    assert list(ranking.columns) == ["feature", "score", "rank", "selected"]
+    assert list(ranking.columns) == ["feature", "score", "rank", "selected", "tied"]
+    assert ranking["tied"].dtype == bool
     assert ranking["rank"].tolist() == list(range(1, len(ranking) + 1))
     assert ranking["selected"].dtype == bool and ranking["selected"].sum() == m
     assert ranking["selected"].tolist() == (ranking["rank"] <= m).tolist()  # Laplacian: nested
@@ -128,18 +129,23 @@ def test_the_four_files_and_their_columns(searched):
     assert not set(SCORES) & set(summary)  # no labels, no scores
 
 
-def test_labels_score_the_result_but_never_choose_it(searched, inputs, tmp_path):
-    out, _ = searched
+def test_labels_set_k_and_score_the_result_but_never_choose_the_features(inputs, tmp_path):
+    # K comes from the labels' 3 classes (issue 24: K is never a silent default); the features
+    # and the clusters are those of the same K given without labels
+    out = tmp_path / "given"
+    assert _select(inputs, out, "--n-clusters", "3")[0] == 0
     code, err = _select(inputs, tmp_path / "out", "--label-column", "group", labelled=True)
     assert code == 0, err
+    assert "K from the 3 classes of --label-column 'group'" in err
     for name in FILES[:3]:
         assert (tmp_path / "out" / name).read_bytes() == (out / name).read_bytes(), name
     with_labels, without = _summary(tmp_path / "out"), _summary(out)
     assert with_labels["n_classes"] == 3 and with_labels["label_column"] == "group"
     for name in ("acc", "nmi", "ari"):
         assert 0 <= with_labels[name] <= 1
+    assert (with_labels["k_source"], without["k_source"]) == ("labels", "given")
     different = {key for key in with_labels if with_labels[key] != without.get(key)}
-    assert different == {*SCORES, "input"}
+    assert different == {*SCORES, "input", "k_source"}
 
 
 def test_results_do_not_depend_on_n_jobs(inputs, tmp_path):
@@ -176,16 +182,18 @@ def test_m_given_searches_k_alone(inputs, tmp_path):
 
 
 BAD = {
-    "unknown-method": (["--method", "lapl"], ["unknown method 'lapl'", "laplacian", "variance"]),
-    "n-features-zero": (["--n-features", "0"], ["--n-features 0 is out of range",
-                                                "between 1 and the 18 features",
-                                                "(1 of the 19 are constant)"]),
-    "n-features-above-d": (["--n-features", "20"], ["--n-features 20 is out of range"]),
+    "unknown-method": (["--method", "lapl"], ["--method lapl is not a registered method",
+                                              "did you mean 'laplacian'", "variance"]),
+    "unknown-method-in-a-list": (["--method", "laplacian,spex"], ["did you mean 'spec'"]),
+    "n-features-zero": (["--n-features", "0"], ["--n-features 0", "at least 1"]),
+    "n-features-above-d": (["--n-features", "20"], ["--n-features 20 is out of range",
+                                                    "between 1 and the 18 features",
+                                                    "(1 of the 19 are constant)"]),
     "n-features-text": (["--n-features", "many"],
                         ["argument --n-features: expects auto or an integer, got 'many'"]),
-    "n-clusters-one": (["--n-clusters", "1"], ["--n-clusters 1 is out of range",
-                                               "subsample size minus one (35"]),
-    "n-clusters-subsample": (["--n-clusters", "36"], ["--n-clusters 36 is out of range"]),
+    "n-clusters-one": (["--n-clusters", "1"], ["--n-clusters 1", "at least 2"]),
+    "n-clusters-subsample": (["--n-clusters", "36"], ["--n-clusters 36 is out of range",
+                                                      "subsample size minus one (35"]),
     "subsample-one": (["--subsample", "1"], ["--subsample 1.0 is out of range",
                                              "strictly between 0 and 1"]),
     "subsample-zero": (["--subsample", "0"], ["--subsample 0.0 is out of range"]),
@@ -307,7 +315,7 @@ def test_a_method_that_rejects_the_subsample_size_names_the_flags(inputs, tmp_pa
                         "--subsample", "0.5", "--n-resamples", "2")
     assert code == 2 and err.count("\n") == 1 and err.startswith("fsclust: error: "), err
     assert "change it with --set n_neighbors=VALUE" in err
-    assert "subsamples of 22 of the 45 samples, --subsample" in err
+    assert "subsamples of 22 of the 45 samples" in err and "--subsample" in err
     assert not any(tmp_path.iterdir())
 
 
