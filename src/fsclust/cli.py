@@ -439,10 +439,11 @@ def _k_words(summary):
     """Where K came from, in the command line's words."""
     source = summary["k_source"]
     if source == "given":
-        return "--n-clusters"
+        return "K given by --n-clusters"
     if source == "labels":
-        return f"the {summary['n_classes']} classes of --label-column {summary['label_column']!r}"
-    return f"estimated by the selector ({summary['criterion']}, rule {summary['rule']})"
+        return (f"K from the {summary['n_classes']} classes of --label-column "
+                f"{summary['label_column']!r}")
+    return f"K estimated by the selector ({summary['criterion']}, rule {summary['rule']})"
 
 
 def _fit_each(matrix, names, args, options, params, log):
@@ -476,8 +477,7 @@ def _report(results, input_warnings, log):
                 _warn(message)
         prefix = f"{name}: " if several else ""
         log.info(f"{prefix}kept {summary['n_features']} of {summary['n_features_in']} features, "
-                 f"K = {summary['n_clusters']} clusters ({summary['choice']}); K "
-                 f"{'given by' if summary['k_source'] == 'given' else 'from'} "
+                 f"K = {summary['n_clusters']} clusters ({summary['choice']}); "
                  f"{_k_words(summary)}")
 
 
@@ -557,8 +557,7 @@ def _cmd_select(args):
                 folder.mkdir(exist_ok=True)
                 _write_result(result, folder, args)
             if len(names) > 1:
-                _agreement(results, args).to_csv(tmp / _AGREEMENT_FILE, sep="\t", index=False,
-                                                 float_format=_FLOAT_FORMAT)
+                _agreement(results, args).to_csv(tmp / _AGREEMENT_FILE, sep="\t", index=False)
         where = f"{out}/<method>/ and {out}/{_AGREEMENT_FILE}" if len(names) > 1 else f"{out}/"
         written = sorted(p.name for p in (out / names[0] if len(names) > 1 else out).iterdir())
         log.info(f"wrote {where} ({', '.join(written)})")
