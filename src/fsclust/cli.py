@@ -496,12 +496,30 @@ def _write_result(result, folder, args):
         result.reduced().to_csv(folder / "reduced.tsv", sep="\t", index_label="sample",
                                 float_format=_FLOAT_FORMAT)
     if result.matrix.adata is not None:
-        result.to_anndata().write_h5ad(folder / "result.h5ad")
+        _write_h5ad(result.to_anndata(), folder / "result.h5ad")
     if args.figure:
         # matplotlib costs about 2 s: imported only when a figure is drawn
         from fsclust.report.select_figure import plot_selection_summary
 
         plot_selection_summary(result, folder / "summary")
+
+
+def _write_h5ad(adata, path):
+    """Write ``adata`` with its names and text columns as plain strings.
+
+    pandas 3 holds text in its own string dtype, which anndata writes only when
+    ``allow_write_nullable_strings`` is set, and which h5ad readers before anndata 0.11 cannot
+    read: the plain object dtype is written, and read, by every version.
+    """
+    import pandas as pd
+
+    for frame in (adata.obs, adata.var):
+        frame.index = frame.index.astype(object)
+        for column in frame.columns:
+            if pd.api.types.is_string_dtype(frame[column].dtype) and \
+                    not isinstance(frame[column].dtype, pd.CategoricalDtype):
+                frame[column] = frame[column].astype(object)
+    adata.write_h5ad(path)
 
 
 def _print_top(results, n):
