@@ -171,7 +171,7 @@ def _parse_set(pairs, methods):
     constraints. With several methods a pair goes to every method that has the parameter, and
     a parameter none of them has is an error.
     """
-    from fsclust.registry import UnknownNameError, check_params
+    from fsclust.registry import check_params
 
     parsed = _parse_pairs(pairs)
     defaults = {method: _method_defaults(method) for method in methods}
@@ -190,10 +190,9 @@ def _parse_set(pairs, methods):
                 params[key] = value  # the registry names the unknown parameter below
         try:
             check_params("method", method, params)
-        except UnknownNameError as exc:
-            raise ValueError(f"--set {exc.name}: {exc}") from None
-        except (ValueError, TypeError) as exc:
-            raise ValueError(f"--set: {exc}") from None
+        except (ValueError, TypeError) as exc:  # an UnknownNameError names the parameter
+            name = getattr(exc, "name", None)
+            raise ValueError(f"--set {name}: {exc}" if name else f"--set: {exc}") from None
         out[method] = params
     return out
 
