@@ -404,8 +404,9 @@ def _selector_options(args):
     flags left out take the selector's own defaults."""
     from fsclust.selection import CRITERIA, RULES
 
-    given = {name: getattr(args, name)
-             for name in (*_SELECTOR_DEFAULTS, "n_jobs") if name not in ("n_features", "n_clusters")}
+    # m and K are select()'s own arguments; the others pass through to the selector
+    given = {name: getattr(args, name) for name in (*_SELECTOR_DEFAULTS, "n_jobs")
+             if name not in ("n_features", "n_clusters")}
     options = {name: value for name, value in given.items() if value is not None}
     for name, valid in (("criterion", CRITERIA), ("rule", RULES)):
         if name in options and options[name] not in valid:
