@@ -134,6 +134,19 @@ def test_rank_output_dash_writes_the_ranking_to_stdout(samples_in_rows, tmp_path
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file.tsv"]
 
 
+@pytest.mark.parametrize("flag", ["--top", "--top-variable"])
+def test_a_count_of_features_below_one_is_refused(samples_in_rows, flag):
+    code, _, err = _select(samples_in_rows, "-", flag, "0")
+    _one_line_error(code, err, f"argument {flag}: expects a positive integer, got '0'")
+
+
+def test_flags_are_never_abbreviated(samples_in_rows):
+    # rank has no --top: it must not be read as --top-variable
+    code, _, err = _run(["rank", "--method", "variance", "--input", str(samples_in_rows),
+                         "--output", "-", "--top", "3"])
+    _one_line_error(code, err, "unrecognized arguments: --top")
+
+
 def test_several_methods_to_stdout_is_refused(samples_in_rows, tmp_path):
     code, out, err = _select(samples_in_rows, "-", "--method", "laplacian,spec")
     _one_line_error(code, err, "--output-dir -", "give a directory")

@@ -399,6 +399,17 @@ def _auto_or_int(text):
         raise argparse.ArgumentTypeError(f"expects auto or an integer, got {text!r}") from None
 
 
+def _positive_int(text):
+    """An integer of at least 1 (a count of features)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expects a positive integer, got {text!r}")
+    return value
+
+
 def _selector_options(args):
     """The LabelFreeSelector parameters of the command line, checked before reading the data:
     flags left out take the selector's own defaults."""
@@ -715,7 +726,11 @@ class _SelectHelp(argparse.Action):
 
 
 class _Parser(argparse.ArgumentParser):
-    """Usage errors as one line, like every other bad input."""
+    """Usage errors as one line, like every other bad input; no abbreviated flags (rank's
+    ``--top`` would silently be ``--top-variable``)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, allow_abbrev=False, **kwargs)
 
     def error(self, message):
         self.exit(2, f"fsclust: error: {message} (see '{self.prog} --help')\n")
@@ -752,7 +767,7 @@ def _add_input_flags(command, method_help):
                        help="clip values below F to F (before the log)")
     steps.add_argument("--ceiling", type=float, metavar="C",
                        help="clip values above C to C (before the log)")
-    steps.add_argument("--top-variable", type=int, metavar="N",
+    steps.add_argument("--top-variable", type=_positive_int, metavar="N",
                        help="keep the N features of largest variance (after the log)")
     steps.add_argument("--standardize", action="store_true",
                        help="z-score each feature (last)")
@@ -832,7 +847,7 @@ def build_parser():
     select.add_argument("--n-jobs", type=int, metavar="J",
                         help="subsamples run in parallel (-1: all cores); the result does not "
                              "depend on it (default: 1)")
-    select.add_argument("--top", type=int, metavar="N",
+    select.add_argument("--top", type=_positive_int, metavar="N",
                         help="also print the N best-ranked features of each method to stdout "
                              "(TSV; it does not change m: that is --n-features)")
     select.add_argument("--write-matrix", action="store_true",
