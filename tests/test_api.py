@@ -214,7 +214,7 @@ def test_two_methods_agree_symmetrically(blobs):
 
 def test_a_list_of_one_method_is_a_multiselection_and_all_is_the_methods(blobs):
     assert isinstance(api.select(blobs.X, ["variance"], **FAST), api.MultiSelection)
-    assert api._method_names("all") == method_names_by_role("method")
+    assert api.resolve_methods("all") == method_names_by_role("method")
 
 
 def test_results_do_not_depend_on_n_jobs(unlabelled, blobs):

@@ -212,13 +212,13 @@ def _user_matrix(X, labels, label_column):
     return dataclasses.replace(X, y=labels, label_column=None)
 
 
-def _did_you_mean(name, valid):
+def did_you_mean(name, valid):
     """``"did you mean 'x'? "`` with the valid name closest to ``name``, or ``""``."""
     close = difflib.get_close_matches(str(name), valid, n=1)
     return f"did you mean {close[0]!r}? " if close else ""
 
 
-def _method_names(method):
+def resolve_methods(method):
     """The list of registered method names ``method`` asks for (a name, a list, or "all")."""
     from fsclust.registry import method_names, method_names_by_role
 
@@ -232,7 +232,7 @@ def _method_names(method):
     for name in names:
         if not isinstance(name, str) or name not in valid:
             raise ValueError(f"method={name!r} is not a registered method; "
-                             f"{_did_you_mean(name, valid)}valid methods: {', '.join(valid)}, "
+                             f"{did_you_mean(name, valid)}valid methods: {', '.join(valid)}, "
                              "or 'all' (see 'fsclust methods')")
     if len(set(names)) != len(names):
         raise ValueError(f"method={names!r} names a method twice; give each once")
@@ -269,7 +269,7 @@ def _selector_options(options):
                                                                            *_OWN})
     for name in options:
         if name not in valid:
-            raise ValueError(f"unknown option {name}=...; {_did_you_mean(name, valid)}valid "
+            raise ValueError(f"unknown option {name}=...; {did_you_mean(name, valid)}valid "
                              "options: "
                              f"{', '.join(valid)}")
     return dict(options)
@@ -312,7 +312,7 @@ def _n_clusters(n_clusters, matrix, size, subsample):
     return k, "labels"
 
 
-def _constant_features(matrix):
+def constant_features(matrix):
     """The mask of constant columns, which are not ranked; an error when every one is."""
     # A constant column carries no cluster structure and gives 0/0 in several scores (Laplacian,
     # SPEC, standardised PCA); rank the others and put the constants last, tied with the worst.
@@ -368,7 +368,7 @@ def tied_features(scores, rtol=None):
     return tied, group
 
 
-def _ranking(selector, names, constant):
+def ranking_with_ties(selector, names, constant):
     """The ranking table over every column (constants last) and the selected-column mask."""
     from fsclust.ranking import ranking_table
 
@@ -392,7 +392,7 @@ def _ranking(selector, names, constant):
     return table.drop(columns="index"), support
 
 
-def _tie_warnings(method, table, constant):
+def tie_warnings(method, table, constant):
     """Warnings for a ranking decided by ties, with the fix; and whether it is degenerate."""
     from fsclust.rankers.base import TIE_RTOL
 
@@ -514,13 +514,13 @@ def _select_one(matrix, method, params, constant, *, n_features, n_clusters, k_s
             message += (f" (the selector ranks subsamples of {size} of the {n} samples: "
                         "subsample)")
         raise ValueError(f"{method}: {message}") from None
-    ranking, support = _ranking(selector, matrix.feature_names, constant)
+    ranking, support = ranking_with_ties(selector, matrix.feature_names, constant)
     how, warnings = _choice_warnings(selector)
     if constant.any():
         names = np.asarray(matrix.feature_names, dtype=object)[constant]
         warnings.insert(0, f"{int(constant.sum())} constant feature(s) ({_quote_names(names)}) "
                            f"ranked last with score {ranking['score'].iat[-1]:.6g}")
-    ties, degenerate = _tie_warnings(method, ranking, constant)
+    ties, degenerate = tie_warnings(method, ranking, constant)
     summary = _summary(method, params, selector, matrix, constant, k_source, random_state)
     summary.update(choice=how, warnings=warnings + ties, degenerate=degenerate)
     labels = pd.DataFrame({"sample": list(matrix.sample_names), "cluster": selector.labels_})
@@ -529,7 +529,7 @@ def _select_one(matrix, method, params, constant, *, n_features, n_clusters, k_s
                            selector=selector, matrix=matrix, support=support)
 
 
-def _agreement(results, n_features, constant):
+def agreement_table(results, n_features, constant):
     """The pairwise agreement of the methods' selected sets (:class:`MultiSelection`)."""
     from fsclust.rankers.base import selected_features
 
@@ -604,7 +604,7 @@ def select(X, method="laplacian", *, n_features="auto", n_clusters="auto", label
     """
     from fsclust.selection import LabelFreeSelector
 
-    names = _method_names(method)
+    names = resolve_methods(method)
     params = _method_params(names, method_params)
     options = _selector_options(selector_options)
     for name, value, low in (("n_features", n_features, 1), ("n_clusters", n_clusters, 2)):
@@ -622,7 +622,7 @@ def select(X, method="laplacian", *, n_features="auto", n_clusters="auto", label
     random_state = None if random_state is None else int(random_state)
 
     matrix = _user_matrix(X, labels, label_column)
-    constant = _constant_features(matrix)
+    constant = constant_features(matrix)
     subsample = options.get("subsample", LabelFreeSelector().subsample)
     size = _check_sizes(matrix, constant, n_features, n_clusters, subsample)
     k, k_source = _n_clusters(n_clusters, matrix, size, subsample)
@@ -632,5 +632,6 @@ def select(X, method="laplacian", *, n_features="auto", n_clusters="auto", label
                for name in names}
     if isinstance(method, str) and method != "all":
         return results[method]
-    return MultiSelection(results=results, agreement=_agreement(results, n_features, constant),
+    return MultiSelection(results=results,
+                          agreement=agreement_table(results, n_features, constant),
                           matrix=matrix)

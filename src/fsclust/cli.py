@@ -132,9 +132,9 @@ def _in_flag_words(message):
 
 def _unknown_method(name, valid, flag="--method"):
     """The one-line error for a method name the registry does not know."""
-    from fsclust.api import _did_you_mean
+    from fsclust.api import did_you_mean
 
-    return ValueError(f"{flag} {name}: unknown method {name!r}; {_did_you_mean(name, valid)}"
+    return ValueError(f"{flag} {name}: unknown method {name!r}; {did_you_mean(name, valid)}"
                       f"valid methods: {', '.join(valid)} (see 'fsclust methods')")
 
 
@@ -357,7 +357,7 @@ def _cmd_rank(args):
         _check_output(args.output)
     matrix, _ = _read_matrix(args, log)
     n_clusters, k_words = _rank_n_clusters(args, params, matrix, args.method)
-    constant = api._constant_features(matrix)
+    constant = api.constant_features(matrix)
     try:
         ranker = rank_features(matrix.X[:, ~constant], args.method, params,
                                n_clusters=n_clusters, random_state=args.seed)
@@ -365,13 +365,13 @@ def _cmd_rank(args):
         raise ValueError(_with_flag_hint(str(exc), args.method)) from None
     # the ranking table of select(), constants last; rank selects nothing
     nothing = SimpleNamespace(ranker_=ranker, support_=np.zeros(int((~constant).sum()), bool))
-    table, _ = api._ranking(nothing, matrix.feature_names, constant)
+    table, _ = api.ranking_with_ties(nothing, matrix.feature_names, constant)
     if constant.any():
         _warn(f"{int(constant.sum())} constant feature(s) "
               f"({_quote_names(np.asarray(matrix.feature_names, dtype=object)[constant])}) "
               "ranked last with "
               f"score {table['score'].iat[-1]:.6g}")
-    for message in api._tie_warnings(args.method, table, constant)[0]:
+    for message in api.tie_warnings(args.method, table, constant)[0]:
         _warn(message)
     table = table[RANKING_COLUMNS]
     if args.output == "-":
@@ -440,10 +440,10 @@ def _auto(value):
 
 def _select_methods(text):
     """The method names of ``--method a,b,c`` or ``all``, checked against the registry."""
-    from fsclust.api import _method_names
+    from fsclust.api import resolve_methods
 
     names = [name.strip() for name in text.split(",")]
-    return _method_names("all" if names == ["all"] else names)
+    return resolve_methods("all" if names == ["all"] else names)
 
 
 def _k_words(summary):
@@ -605,7 +605,7 @@ def _agreement(results, args):
     from fsclust import api
 
     matrix = next(iter(results.values())).matrix
-    return api._agreement(results, _auto(args.n_features), api._constant_features(matrix))
+    return api.agreement_table(results, _auto(args.n_features), api.constant_features(matrix))
 
 
 def _cmd_datasets(args):
