@@ -18,6 +18,7 @@ import pytest
 from fsclust import cli
 from fsclust.cli import build_parser, main
 from fsclust.registry import ranker_class
+from fsclust.selection import LabelFreeSelector
 from fsclust.userdata import CLI_FLAGS
 
 FAST = ["--n-resamples", "4"]
@@ -206,7 +207,8 @@ def test_a_sound_ranking_passes_strict(samples_in_rows, tmp_path):
 @pytest.mark.parametrize("extra, source, words", [
     (["--n-clusters", "3"], "given", "K given by --n-clusters"),
     (["--label-column", "group"], "labels", "K from the 3 classes of --label-column 'group'"),
-    ([], "selector", "K estimated by the selector (stability, rule one-se)"),
+    ([], "selector", "K estimated by the selector ({criterion}, rule {rule})".format(
+        criterion=LabelFreeSelector().criterion, rule=LabelFreeSelector().rule)),
 ])
 def test_k_and_where_it_came_from_are_printed_and_recorded(extra, source, words, tmp_path):
     frame, y = _frame()

@@ -66,8 +66,8 @@ def test_the_criteria_table_holds_every_m_and_k_with_an_error(fitted):
 
 def test_the_choice_is_what_choose_reads_from_the_table(fitted):
     _, _, selector = fitted
-    assert choose(selector.criteria_, "stability", "one-se") == (selector.n_features_,
-                                                                  selector.n_clusters_)
+    assert choose(selector.criteria_, selector.criterion, selector.rule) == (
+        selector.n_features_, selector.n_clusters_)
 
 
 def test_labels_never_enter_the_choice():
