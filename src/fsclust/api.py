@@ -58,7 +58,7 @@ class SelectionResult:
     ranking : pandas.DataFrame
         One row per feature, best first: ``feature``, ``score``, ``rank`` (1 = best),
         ``selected`` (among the chosen m) and ``tied`` (its score equals another feature's
-        within :data:`fsclust.rankers.base.TIE_RTOL` of the largest finite |score|: the order
+        within :data:`fsclust.rankers.base.TIE_RTOL` of the largest finite ``|score|``: the order
         among tied features is the column order, not the method's). Constant features come
         last, scored like the worst ranked one, tied with each other.
     labels : pandas.DataFrame
@@ -325,7 +325,7 @@ def constant_features(matrix):
 
 def tied_features(scores, rtol=None):
     """The features whose score equals another feature's score within ``rtol`` times the
-    largest finite |score| (equal non-finite scores are tied too).
+    largest finite ``|score|`` (equal non-finite scores are tied too).
 
     Parameters
     ----------
@@ -418,7 +418,8 @@ def tie_warnings(method, table, constant):
         keep = [f"n_features={int(ranks.min()) - 1} keeps the tie out"] if ranks.min() > 1 else []
         keep.append(f"n_features={int(ranks.max())} keeps it in")
         messages.append(
-            f"{method}: {int(members.sum())} features ({_quote_names(ranked['feature'][members])}) "
+            f"{method}: {int(members.sum())} features "
+            f"({_quote_names(ranked['feature'][members])}) "
             f"share the score {ranked['score'].to_numpy()[members][0]:.6g} across the top-m "
             f"boundary: {int(selected[members].sum())} of them are selected by column order, not "
             f"by the method; {', '.join(keep)}, or try another method")

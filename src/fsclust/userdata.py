@@ -164,7 +164,7 @@ def read_user_matrix(path, *, label_column=None, features_in_rows=False, impute=
         expression tables: gene ids in the first column, sample ids in the header); it is
         transposed. Without it, a table whose header cells are sample accessions (GSM...,
         SRR..., TCGA-...) or whose first column holds gene or probe ids (ENSG..., ..._at,
-        ILMN_..., NM_...) while it has more rows than columns is refused with a message
+        ``ILMN_...``, ``NM_...``) while it has more rows than columns is refused with a message
         suggesting it.
     impute : {None, "median"}
         An empty, NaN or infinite cell is an error naming it (None) or is replaced by its

@@ -221,7 +221,7 @@ def distinct_features(scores, rel=1e-9):
     return order[ok]
 
 
-#: Two scores closer than this times the largest finite |score| are tied: their order is
+#: Two scores closer than this times the largest finite ``|score|`` are tied: their order is
 #: decided by round-off or by the column order, not by the method.
 TIE_RTOL = 1e-12
 
