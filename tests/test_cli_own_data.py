@@ -377,3 +377,18 @@ def test_the_readme_own_data_commands_run(tmp_path, monkeypatch):
         code, out, err = _run([*argv[1:], *fast])
         assert code == 0, (argv, err)
         assert "warning" not in err, (argv, err)  # the README's commands are the right ones
+
+
+def test_the_readmes_python_example_runs_as_written():
+    # the README's ```python block is a doctest: its outputs are what fsclust.select returns
+    import doctest
+
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+    assert blocks, "the README has no python example"
+    parser = doctest.DocTestParser()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    for index, block in enumerate(blocks):
+        test = parser.get_doctest(block, {}, f"README python block {index}", "README.md", 0)
+        assert test.examples, block
+        runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0
