@@ -127,7 +127,24 @@ class SelectionResult:
         out.obs["fsclust_cluster"] = pd.Categorical(
             [None if pd.isna(c) else str(int(c)) for c in obs], categories=categories)
         out.uns["fsclust"] = _without_none(self.summary)
-        return out
+        return _plain_strings(out)
+
+
+def _plain_strings(adata):
+    """``adata`` with its names and text columns as plain (object) strings.
+
+    pandas 3 holds text in its own string dtype, which anndata writes only when
+    ``allow_write_nullable_strings`` is set, and which h5ad readers before anndata 0.11 cannot
+    read: the plain object dtype is written, and read, by every version.
+    """
+    for frame in (adata.obs, adata.var):
+        frame.index = frame.index.astype(object)
+        for column in frame.columns:
+            dtype = frame[column].dtype
+            if pd.api.types.is_string_dtype(dtype) and not isinstance(dtype,
+                                                                       pd.CategoricalDtype):
+                frame[column] = frame[column].astype(object)
+    return adata
 
 
 def _names(index, names, what):

@@ -516,20 +516,8 @@ def _write_result(result, folder, args):
 
 
 def _write_h5ad(adata, path):
-    """Write ``adata`` with its names and text columns as plain strings.
-
-    pandas 3 holds text in its own string dtype, which anndata writes only when
-    ``allow_write_nullable_strings`` is set, and which h5ad readers before anndata 0.11 cannot
-    read: the plain object dtype is written, and read, by every version.
-    """
-    import pandas as pd
-
-    for frame in (adata.obs, adata.var):
-        frame.index = frame.index.astype(object)
-        for column in frame.columns:
-            if pd.api.types.is_string_dtype(frame[column].dtype) and \
-                    not isinstance(frame[column].dtype, pd.CategoricalDtype):
-                frame[column] = frame[column].astype(object)
+    """Write ``adata`` (from :meth:`fsclust.api.SelectionResult.to_anndata`, whose names and
+    text columns are plain strings, writable whatever the pandas and anndata versions)."""
     adata.write_h5ad(path)
 
 
