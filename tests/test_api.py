@@ -1,9 +1,7 @@
 """fsclust.select: one call from a matrix to the selected features, the clusters, where K came
 from, and the ties that decide a ranking."""
 
-import importlib.util
 import json
-from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -12,55 +10,10 @@ import pytest
 from fsclust import api
 from fsclust.datasets import make_blobs_with_irrelevant
 from fsclust.registry import method_names_by_role
+from fsclust.userdata import as_user_matrix
 
 # Small selectors: the file runs in seconds.
 FAST = dict(n_resamples=4, n_features_grid=[3, 6], n_clusters_range=[2, 3, 4])
-
-
-@dataclass
-class _Matrix:
-    """The contract's UserMatrix, for the tests run before fsclust.userdata exists."""
-
-    X: np.ndarray
-    feature_names: list
-    sample_names: list
-    y: object = None
-    label_column: object = None
-    source: str = "<array>"
-    format: str = "numpy"
-    adata: object = None
-    preprocessing: list = field(default_factory=list)
-
-
-def _local_as_user_matrix(obj, labels=None, label_column=None):
-    """numpy, pandas and dense AnnData as the contract reads them (names "f0".. and "s0"..)."""
-    adata = None
-    if hasattr(obj, "obs"):
-        adata, y = obj, None if label_column is None else obj.obs[label_column].to_numpy()
-        obj = pd.DataFrame(np.asarray(obj.X), index=obj.obs_names, columns=obj.var_names)
-    elif isinstance(obj, pd.DataFrame) and label_column is not None:
-        y, obj = obj[label_column].to_numpy(), obj.drop(columns=label_column)
-    else:
-        y = None
-    if isinstance(obj, pd.DataFrame):
-        features, samples = [str(c) for c in obj.columns], [str(i) for i in obj.index]
-    else:
-        features = [f"f{j}" for j in range(np.shape(obj)[1])]
-        samples = [f"s{i}" for i in range(np.shape(obj)[0])]
-    y = np.asarray(labels) if labels is not None else y
-    return _Matrix(np.asarray(obj, dtype=np.float64), features, samples, y, label_column,
-                   adata=adata)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _user_matrix():
-    """fsclust.userdata's reader when it is there, else the local stand-in."""
-    if importlib.util.find_spec("fsclust.userdata") is not None:
-        yield
-        return
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(api, "_as_user_matrix", _local_as_user_matrix)
-        yield
 
 
 @pytest.fixture(scope="module")
@@ -129,7 +82,7 @@ def test_labels_never_change_the_choice(blobs):
 
 def test_a_matrix_already_read_is_taken_as_it_is(unlabelled, blobs):
     """As the command line gives it, read and preprocessed: labels given then become its y."""
-    matrix = _local_as_user_matrix(blobs.X)
+    matrix = as_user_matrix(blobs.X)
     assert api.select(matrix, "laplacian", **FAST).matrix is matrix
     labelled = api.select(matrix, "laplacian", labels=blobs.y, **FAST)
     assert labelled.summary["k_source"] == "labels" and matrix.y is None

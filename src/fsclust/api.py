@@ -204,19 +204,13 @@ class MultiSelection:
         return table.loc[self.methods, self.methods].rename_axis(index=None, columns=None)
 
 
-def _as_user_matrix(X, labels, label_column):
-    """The input as a :class:`fsclust.userdata.UserMatrix` (one place, so tests can stand in)."""
-    from fsclust.userdata import as_user_matrix
-
-    return as_user_matrix(X, labels=labels, label_column=label_column)
-
-
 def _user_matrix(X, labels, label_column):
     """``X`` as a UserMatrix: as it is when it is one already (the command line reads and
     preprocesses it first), with ``labels`` as its ``y`` when they are given."""
-    if not all(hasattr(X, name) for name in ("X", "feature_names", "sample_names", "y",
-                                              "preprocessing")):
-        return _as_user_matrix(X, labels, label_column)
+    from fsclust.userdata import UserMatrix, as_user_matrix
+
+    if not isinstance(X, UserMatrix):
+        return as_user_matrix(X, labels=labels, label_column=label_column)
     if label_column is not None:
         raise ValueError(f"label_column={label_column!r} with a matrix already read: give it "
                          "to read_user_matrix, or give labels=")
