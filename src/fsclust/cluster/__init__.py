@@ -1,13 +1,19 @@
-"""Clustering algorithms used to evaluate selected features."""
+"""Clustering algorithms used to evaluate selected features.
 
-from .kernel_kmeans import KernelKMeans
-from .kmeans import KMeans
-from .llc import LLC
-from .ncut import NormalizedCut
-from .spectral import SpectralClustering
-from .tags import ClustererTags, distance_space
+The names below are imported from their module on first use (:mod:`fsclust._lazy`).
+"""
 
-__all__ = [
-    "KMeans", "KernelKMeans", "LLC", "NormalizedCut", "SpectralClustering", "ClustererTags",
-    "distance_space",
-]
+from fsclust._lazy import lazy_exports
+
+# public name -> the module that defines it
+_EXPORTS = {
+    "KernelKMeans": "kernel_kmeans",
+    "KMeans": "kmeans",
+    "LLC": "llc",
+    "NormalizedCut": "ncut",
+    "SpectralClustering": "spectral",
+    "ClustererTags": "tags",
+    "distance_space": "tags",
+}
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)

@@ -12,96 +12,61 @@ Typical use (what the workflow's download and prepare rules do)::
 ``catalog_status(catalog, "data/raw", mirror)`` says which files are present and, with
 ``check=True``, whether they match their checksums (``fsclust datasets --check``).
 
-This package imports nothing from the rest of fsclust except :mod:`fsclust._io`.
+This package imports nothing from the rest of fsclust except :mod:`fsclust._io` and
+:mod:`fsclust._lazy`.
 """
 
-from fsclust.datasets.catalog import (
-    COLUMNS,
-    CatalogError,
-    DatasetEntry,
-    UnknownDatasetError,
-    get_entry,
-    load_catalog,
-)
-from fsclust.datasets.download import (
-    ChecksumError,
-    FileStatus,
-    catalog_status,
-    default_mirror,
-    fetch,
-    file_checksum,
-    select_file,
-    verify,
-)
-from fsclust.datasets.formats import (
-    read_desouto,
-    read_mat,
-    read_orange,
-    read_rdata,
-    read_res,
-    read_table,
-    read_uci,
-    read_usps_h5,
-    read_zp_toy,
-)
-from fsclust.datasets.loaders import concat_datasets, draw_classes, load_raw, select_classes
-from fsclust.datasets.preprocess import (
-    STEPS,
-    apply_recipe,
-    divide,
-    log10,
-    parse_recipe,
-    standardize,
-    threshold,
-)
-from fsclust.datasets.store import Dataset, load_dataset, save_dataset
-from fsclust.datasets.synthetic import make_blobs_with_irrelevant, make_irrelevant_features
-from fsclust.datasets.wavelets import haar1280, haar_features
+# The names below are imported from their module on first use (:mod:`fsclust._lazy`): reading
+# a user's matrix needs the formats, not the catalog, downloads or wavelets.
+from fsclust._lazy import lazy_exports
 
-__all__ = [
-    "COLUMNS",
-    "STEPS",
-    "CatalogError",
-    "ChecksumError",
-    "Dataset",
-    "DatasetEntry",
-    "FileStatus",
-    "UnknownDatasetError",
-    "apply_recipe",
-    "catalog_status",
-    "concat_datasets",
-    "default_mirror",
-    "divide",
-    "fetch",
-    "file_checksum",
-    "get_entry",
-    "haar1280",
-    "haar_features",
-    "load_catalog",
-    "load_dataset",
-    "load_raw",
-    "log10",
-    "make_blobs_with_irrelevant",
-    "make_irrelevant_features",
-    "parse_recipe",
-    "prepare",
-    "read_desouto",
-    "read_mat",
-    "read_orange",
-    "read_rdata",
-    "read_res",
-    "read_table",
-    "read_uci",
-    "read_usps_h5",
-    "read_zp_toy",
-    "save_dataset",
-    "select_classes",
-    "draw_classes",
-    "select_file",
-    "standardize",
-    "threshold",
-    "verify",
-]
+# public name -> the module that defines it
+_EXPORTS = {
+    "COLUMNS": "catalog",
+    "CatalogError": "catalog",
+    "DatasetEntry": "catalog",
+    "UnknownDatasetError": "catalog",
+    "get_entry": "catalog",
+    "load_catalog": "catalog",
+    "ChecksumError": "download",
+    "FileStatus": "download",
+    "catalog_status": "download",
+    "default_mirror": "download",
+    "fetch": "download",
+    "file_checksum": "download",
+    "select_file": "download",
+    "verify": "download",
+    "read_desouto": "formats",
+    "read_mat": "formats",
+    "read_orange": "formats",
+    "read_rdata": "formats",
+    "read_res": "formats",
+    "read_table": "formats",
+    "read_uci": "formats",
+    "read_usps_h5": "formats",
+    "read_zp_toy": "formats",
+    "concat_datasets": "loaders",
+    "draw_classes": "loaders",
+    "load_raw": "loaders",
+    "select_classes": "loaders",
+    "STEPS": "preprocess",
+    "apply_recipe": "preprocess",
+    "divide": "preprocess",
+    "log10": "preprocess",
+    "parse_recipe": "preprocess",
+    "standardize": "preprocess",
+    "threshold": "preprocess",
+    "Dataset": "store",
+    "load_dataset": "store",
+    "save_dataset": "store",
+    "make_blobs_with_irrelevant": "synthetic",
+    "make_irrelevant_features": "synthetic",
+    "haar1280": "wavelets",
+    "haar_features": "wavelets",
+}
+
+__getattr__, __dir__, _names = lazy_exports(__name__, _EXPORTS)
+__all__ = sorted([*_names, "prepare"])
 
 
 def prepare(entry, raw_path=None):
@@ -121,6 +86,7 @@ def prepare(entry, raw_path=None):
 
     Examples
     --------
+    >>> from fsclust.datasets import DatasetEntry
     >>> entry = DatasetEntry(id="iris", source="sklearn", format="sklearn",
     ...                      options={"name": "iris"}, preprocess="standardize",
     ...                      description="Fisher's iris")
@@ -128,4 +94,7 @@ def prepare(entry, raw_path=None):
     >>> ds.X.shape, ds.n_classes, ds.provenance["recipe_steps"]
     ((150, 4), 3, ['standardize'])
     """
+    from fsclust.datasets.loaders import load_raw
+    from fsclust.datasets.preprocess import apply_recipe
+
     return apply_recipe(load_raw(entry, raw_path), entry.preprocess)

@@ -1,46 +1,36 @@
-"""Feature rankers: one module per method, all following :class:`FeatureRanker`."""
+"""Feature rankers: one module per method, all following :class:`FeatureRanker`.
 
-from .base import FeatureRanker, constant_features, mean_plus_std_rule, ranking_from_scores
-from .consensus_correlation import ConsensusCorrelation
-from .evsfsc import EVSFSC
-from .frcm import FRCM
-from .fsfs import FSFS
-from .frmv import FRMV
-from .gha import GHA
-from .kernel_weighting import KernelWeightingClustering
-from .kpkmeans import KPKMeans
-from .llcfs import LLCFS
-from .laplacian import LaplacianScore, LaplacianScoreLargestFirst, laplacian_score
-from .mcfs import MCFS
-from .pca import PCARanking
-from .qalpha import QAlpha
-from .random_order import RandomRanking
-from .spec import SPEC
-from .uff import UFF
-from .variance import VarianceScore
+The names below are imported from their module on first use (:mod:`fsclust._lazy`): running
+one method imports that method only.
+"""
 
-__all__ = [
-    "ConsensusCorrelation",
-    "EVSFSC",
-    "FRCM",
-    "FSFS",
-    "FRMV",
-    "GHA",
-    "MCFS",
-    "SPEC",
-    "UFF",
-    "FeatureRanker",
-    "KPKMeans",
-    "LLCFS",
-    "KernelWeightingClustering",
-    "LaplacianScore",
-    "LaplacianScoreLargestFirst",
-    "PCARanking",
-    "QAlpha",
-    "RandomRanking",
-    "VarianceScore",
-    "constant_features",
-    "laplacian_score",
-    "mean_plus_std_rule",
-    "ranking_from_scores",
-]
+from fsclust._lazy import lazy_exports
+
+# public name -> the module that defines it
+_EXPORTS = {
+    "FeatureRanker": "base",
+    "constant_features": "base",
+    "mean_plus_std_rule": "base",
+    "ranking_from_scores": "base",
+    "ConsensusCorrelation": "consensus_correlation",
+    "EVSFSC": "evsfsc",
+    "FRCM": "frcm",
+    "FSFS": "fsfs",
+    "FRMV": "frmv",
+    "GHA": "gha",
+    "KernelWeightingClustering": "kernel_weighting",
+    "KPKMeans": "kpkmeans",
+    "LLCFS": "llcfs",
+    "LaplacianScore": "laplacian",
+    "LaplacianScoreLargestFirst": "laplacian",
+    "laplacian_score": "laplacian",
+    "MCFS": "mcfs",
+    "PCARanking": "pca",
+    "QAlpha": "qalpha",
+    "RandomRanking": "random_order",
+    "SPEC": "spec",
+    "UFF": "uff",
+    "VarianceScore": "variance",
+}
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
