@@ -420,7 +420,12 @@ def _from_frame(frame, labels, label_column, impute, name, source, *, fix, check
     if not columns:
         raise ValueError(f"{source}: no feature columns besides the label column")
     X = np.empty(frame.shape)
-    for j in range(frame.shape[1]):
+    # numeric columns in one conversion; only the others are parsed (and refused) one by one
+    numeric = np.array([pd.api.types.is_numeric_dtype(dtype) for dtype in frame.dtypes],
+                       dtype=bool)
+    if numeric.any():
+        X[:, numeric] = frame.iloc[:, numeric].to_numpy(dtype=np.float64, na_value=np.nan)
+    for j in np.flatnonzero(~numeric):
         cells = frame.iloc[:, j]
         values = pd.to_numeric(cells, errors="coerce")
         text = np.flatnonzero(values.isna().to_numpy() & cells.notna().to_numpy())
