@@ -102,6 +102,22 @@ def test_geo_layout_is_refused_with_the_fix_then_read_with_it(tmp_path):
     assert set(ranking["feature"]) == set(frame.columns)
 
 
+def test_a_label_row_without_a_name_gets_advice_that_can_be_pasted(tmp_path):
+    # de Souto et al.'s files, as published: genes in rows, the classes in a second row whose
+    # first cell is empty; the advice must quote the empty name or the shell drops it
+    frame, y = _frame(n_noise=40)
+    table = frame.T.astype(object)
+    table.loc[""] = [f"class{v}" for v in y]
+    path = tmp_path / "desouto_database.txt"
+    table.loc[[""] + list(frame.columns)].to_csv(path, sep="\t")
+    code, _, err = _select(path, tmp_path / "out", "--features-in-rows")
+    _one_line_error(code, err, "row '' is not numeric", "--label-column ''")
+    argv = shlex.split(re.search(r"give (--label-column (?:'[^']*'|\S+?)),", err).group(1))
+    code, _, err = _select(path, tmp_path / "out", "--features-in-rows", *argv)
+    assert code == 0, err
+    assert "K from the 3 classes of --label-column ''" in err
+
+
 def test_a_compressed_table_reads_as_the_plain_one(samples_in_rows, tmp_path):
     packed = tmp_path / "expr.tsv.gz"
     packed.write_bytes(gzip.compress(samples_in_rows.read_bytes()))

@@ -30,6 +30,7 @@ import gzip
 import importlib.util
 import lzma
 import re
+import shlex
 import sys
 import zipfile
 from dataclasses import dataclass, field
@@ -434,7 +435,8 @@ def _from_frame(frame, labels, label_column, impute, name, source, *, fix, check
             raise ValueError(
                 f"{source}: column {columns[j]!r} is not numeric: sample {samples[i]!r} has "
                 f"{cells.iloc[i]!r}; {text.size} such cell(s) in that column. If it holds "
-                f"class labels give {name['label_column']} {columns[j]}, else remove the column")
+                f"class labels give {name['label_column']} {shlex.quote(columns[j])}, else "
+                f"remove the column")
         X[:, j] = values.to_numpy(dtype=np.float64, na_value=np.nan)
     matrix = UserMatrix(X=X, feature_names=columns, sample_names=samples, source=source,
                         format="pandas")

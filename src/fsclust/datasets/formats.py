@@ -19,6 +19,7 @@ the file's path and says what is wrong.
 from __future__ import annotations
 
 import csv
+import shlex
 from pathlib import Path
 
 import numpy as np
@@ -867,7 +868,8 @@ def read_table(path, label_column=None, sep=None, id_column=True, *, missing="er
             raise ValueError(
                 f"{path}: {column} {header[j]!r} is not numeric: {line} {i + 2} (sample "
                 f"{samples[i]!r}) has {cells[i]!r}; {len(text)} such cell(s) in that {column}. "
-                f"If it holds class labels give {name['label_column']} {header[j]}, else remove "
+                f"If it holds class labels give {name['label_column']} {shlex.quote(header[j])}, "
+                f"else remove "
                 f"the {column}"
             )
         X[:, k] = [float(c) if c.lower() not in MISSING_CELLS else np.nan for c in cells]
