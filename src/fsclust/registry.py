@@ -14,8 +14,6 @@ import importlib
 import inspect
 from typing import NamedTuple
 
-from sklearn.utils._param_validation import validate_parameter_constraints
-
 
 #: What a registered ranker is for: ``"method"``, a method every comparison runs;
 #: ``"control"``, a reference point without a method (the random order); ``"paper-error"``, a
@@ -172,6 +170,9 @@ LaplacianScore must be an int in the range [1, inf) or None. Got -3 instead.
             f"valid parameters: {', '.join(sorted(accepted))}", unknown[0])
     constraints = getattr(cls, "_parameter_constraints", None)
     if constraints is not None:
+        # imported here: naming and listing methods needs no scikit-learn (2 s of start-up)
+        from sklearn.utils._param_validation import validate_parameter_constraints
+
         validate_parameter_constraints(
             constraints,
             {key: value for key, value in params.items() if not _resolved_per_job(key, value)},
