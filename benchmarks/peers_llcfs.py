@@ -132,7 +132,8 @@ def fsasl(args):
         tau_fsasl, fsasl_seconds = run_fsasl(args.fsasl, X, c)
         order_fsasl = np.argsort(-tau_fsasl, kind="stable")
         acc_fsasl = kmeans_acc(X, y, order_fsasl, c)
-        for label, size in (("same rule (min_neighborhood_size=2)", 2), ("ours, default graph", 1)):
+        for label, size in (("same rule (min_neighborhood_size=2)", 2),
+                            ("ours, default graph", 1)):
             model, seconds = fit(X, c, tol=None, min_neighborhood_size=size)
             rho, top = agreement(model.scores_, tau_fsasl)
             rows.append({
