@@ -303,3 +303,91 @@ def test_llc_relabel_equals_a_fit_with_that_seed():
     for seed in (0, 7):
         np.testing.assert_array_equal(
             model.relabel(seed), LLC(n_clusters=3, n_neighbors=10, random_state=seed).fit(X).labels_)
+
+
+# ------------------------------------------------- the stopping rule and the fit's status_
+
+def _blob_and_a_pair(seed=0):
+    """A Gaussian cloud of 40 samples and, far from it, two samples close to each other: under
+    k-mutual neighbours (k = 5) the two are each other's only neighbour (the cloud's samples
+    never list them), so the graph has two components before any tau step. This is what the
+    de Souto Gordon 2002 set shows at k = 30 (a component of 174 samples and one pair)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(42, 8))
+    X[40:] = 10.0 + 0.1 * rng.normal(size=(2, 8))
+    return X
+
+
+def test_a_pair_apart_splits_the_graph_before_the_first_tau_step_and_says_so():
+    X = _blob_and_a_pair()
+    N = neighborhoods(gram_distances(X @ X.T / X.shape[1]), 5).toarray()
+    assert N[40].nonzero()[0].tolist() == [41] and N[41].nonzero()[0].tolist() == [40]
+    model = LLCFS(n_clusters=2, n_neighbors=5, random_state=0).fit(X)
+    # the pair's one-neighbour models predict each other exactly: with the cloud, two zero
+    # eigenvalues, a trace of 0 and no signal for the tau step
+    assert model.n_iter_ == 1 and model.components_history_[0] >= 2
+    assert abs(model.objective_history_[0]) < 1e-10
+    assert model.status_ == "no_ranking"
+    assert LLCFS.statuses[model.status_][0] == "degenerate"
+    np.testing.assert_allclose(model.scores_, 1 / X.shape[1])
+
+
+def test_without_one_neighbour_models_the_pair_no_longer_splits_the_graph():
+    # FSASL's rule (a local model only where n_i > 1): the pair's rows of A are zero, as an
+    # isolated sample's, so T's null space is the cloud's constant alone
+    X = _blob_and_a_pair()
+    model = LLCFS(n_clusters=2, n_neighbors=5, min_neighborhood_size=2, random_state=0).fit(X)
+    assert model.objective_history_[0] > 1e-10
+    assert model.status_ in ("converged", "max_iter")
+    assert np.ptp(model.scores_) > 0 and np.isclose(model.scores_.sum(), 1.0)
+
+
+def test_min_neighborhood_size_one_is_the_unfiltered_graph():
+    X = _two_informative(0)
+    a = LLCFS(n_clusters=2, random_state=0).fit(X)
+    b = LLCFS(n_clusters=2, min_neighborhood_size=1, random_state=0).fit(X)
+    np.testing.assert_array_equal(a.scores_, b.scores_)
+    assert a.objective_history_ == b.objective_history_
+
+
+def test_tol_none_runs_max_iter_iterations_and_a_tolerance_stops_on_its_rule():
+    X = _two_informative(0)
+    fixed = LLCFS(n_clusters=2, max_iter=12, tol=None, random_state=0).fit(X)
+    assert fixed.n_iter_ == 12 and fixed.status_ == "max_iter"
+    # tol = 0 never fires either: the same run
+    np.testing.assert_array_equal(
+        LLCFS(n_clusters=2, max_iter=12, tol=0.0, random_state=0).fit(X).scores_, fixed.scores_)
+    loose = LLCFS(n_clusters=2, max_iter=12, tol=0.5, random_state=0).fit(X)
+    h = loose.objective_history_
+    assert loose.status_ == "converged" and loose.n_iter_ < 12
+    assert abs(h[-1] - h[-2]) / abs(h[-2]) < 0.5
+    assert all(abs(b - a) / abs(a) >= 0.5 for a, b in zip(h[:-2], h[1:-1]))
+    # the first iterations of every rule are the same computation
+    np.testing.assert_array_equal(h, fixed.objective_history_[:loose.n_iter_])
+
+
+@pytest.mark.parametrize("name", ["chowdary-2006", "gordon-2002"])
+def test_de_souto_sets_split_before_the_first_tau_step(mirror, name):
+    # the issue's silent failure: every tau 1/d, exit 0; now the fit says why
+    from fsclust.datasets import read_desouto
+
+    X = read_desouto(mirror / f"desouto-{name}" / f"{name}_database.txt").X
+    model = LLCFS(n_clusters=2, random_state=0).fit(np.asarray(X, dtype=float))
+    assert model.status_ == "no_ranking" and model.n_iter_ == 1
+    assert model.components_history_[0] >= 2
+
+
+def test_cli_rank_prints_the_status_and_strict_exits_3(tmp_path, capsys):
+    from fsclust.cli import main
+
+    X = _blob_and_a_pair()
+    path = tmp_path / "pair.tsv"
+    header = "\t".join(["sample"] + [f"g{j}" for j in range(X.shape[1])])
+    rows = [f"s{i}\t" + "\t".join(f"{v:.6f}" for v in x) for i, x in enumerate(X)]
+    path.write_text("\n".join([header, *rows]) + "\n")
+    argv = ["rank", "--method", "llcfs", "--input", str(path), "--output",
+            str(tmp_path / "out.tsv"), "--n-clusters", "2", "--set", "n_neighbors=5"]
+    assert main(argv) == 0
+    assert "status no_ranking" in capsys.readouterr().err
+    assert main([*argv, "--strict"]) == 3
+    assert main([*argv, "--set", "min_neighborhood_size=2", "--strict"]) == 0

@@ -437,6 +437,16 @@ def tie_warnings(method, table, constant):
     return messages, bool(messages)
 
 
+def status_warnings(method, ranker):
+    """Warnings for a fit that did not end normally, from the ranker's own ``status_`` (where
+    its class declares ``statuses``, e.g. LLC-fs); and whether its ranking is degenerate."""
+    status = getattr(ranker, "status_", None)
+    severity, meaning = getattr(type(ranker), "statuses", {}).get(status, ("ok", ""))
+    if severity == "ok":
+        return [], False
+    return [f"{method}: status {status}: {meaning}"], severity == "degenerate"
+
+
 def _choice_warnings(selector):
     """The account of how (m, K) was chosen, and warnings for a doubtful choice."""
     table = selector.criteria_
@@ -533,8 +543,10 @@ def _select_one(matrix, method, params, constant, *, n_features, n_clusters, k_s
         warnings.insert(0, f"{int(constant.sum())} constant feature(s) ({_quote_names(names)}) "
                            f"ranked last with score {ranking['score'].iat[-1]:.6g}")
     ties, degenerate = tie_warnings(method, ranking, constant)
+    status, no_ranking = status_warnings(method, selector.ranker_)
     summary = _summary(method, params, selector, matrix, constant, k_source, random_state)
-    summary.update(choice=how, warnings=warnings + ties, degenerate=degenerate)
+    summary.update(choice=how, warnings=warnings + status + ties,
+                   degenerate=degenerate or no_ranking)
     labels = pd.DataFrame({"sample": list(matrix.sample_names), "cluster": selector.labels_})
     return SelectionResult(method=method, ranking=ranking, labels=labels,
                            criterion=selector.criteria_.copy(), summary=summary,

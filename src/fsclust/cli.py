@@ -8,7 +8,7 @@
                    [--n-jobs J] [--seed S] [--set PARAM=VALUE ...] [--top N]
                    [--write-matrix] [--figure] [--strict] [--quiet | --verbose]
     fsclust rank --method NAME --input FILE|- --output FILE|- [the input flags above]
-                 [--n-clusters K] [--seed S] [--set PARAM=VALUE ...]
+                 [--n-clusters K] [--seed S] [--set PARAM=VALUE ...] [--strict]
     fsclust datasets [--catalog config/datasets.tsv] [--mirror DIR] [--check]
     fsclust methods [NAME]
     fsclust --version
@@ -22,7 +22,8 @@ methods, in ``DIR/<method>/``, and ``DIR/agreement.tsv``), all or none.
 
 Bad input ends with one line ``fsclust: error: ...`` on stderr and exit code 2, before anything
 is written; outputs are written atomically, so a failed run leaves no file behind. With
-``--strict``, a degenerate ranking (decided by ties) ends with exit code 3 after writing.
+``--strict``, a degenerate ranking (decided by ties, or a fit whose ``status_`` says it has no
+ranking) ends with exit code 3 after writing.
 """
 
 from __future__ import annotations
@@ -371,7 +372,9 @@ def _cmd_rank(args):
               f"({_quote_names(np.asarray(matrix.feature_names, dtype=object)[constant])}) "
               "ranked last with "
               f"score {table['score'].iat[-1]:.6g}")
-    for message in api.tie_warnings(args.method, table, constant)[0]:
+    status, no_ranking = api.status_warnings(args.method, ranker)
+    ties, tied = api.tie_warnings(args.method, table, constant)
+    for message in status + ties:
         _warn(message)
     table = table[RANKING_COLUMNS]
     if args.output == "-":
@@ -381,6 +384,10 @@ def _cmd_rank(args):
     n, d = matrix.X.shape
     log.info(f"ranked {d} features of {n} samples with {args.method} ({k_words}); wrote "
              f"{'the ranking to stdout' if args.output == '-' else args.output}")
+    if args.strict and (tied or no_ranking):
+        print(f"fsclust: error: {args.method}: the ranking is not the method's (see the "
+              "warnings above); --strict makes that exit code 3", file=sys.stderr)
+        return 3
     return 0
 
 
@@ -785,6 +792,9 @@ def build_parser():
                       help="number of clusters K, between 2 and the number of samples, for methods "
                            "that need it (default: the number of classes in --label-column, "
                            "else the method's own default, which is printed)")
+    rank.add_argument("--strict", action="store_true",
+                      help="exit with code 3 when the ranking is not the method's (all scores "
+                           "equal, or a fit whose status says so)")
     rank.set_defaults(func=_cmd_rank)
 
     select = sub.add_parser(
@@ -846,7 +856,8 @@ def build_parser():
                              "(about 2 s more)")
     select.add_argument("--strict", action="store_true",
                         help="exit with code 3 when a ranking is decided by ties (all scores "
-                             "equal, or a tie across the top-m boundary)")
+                             "equal, or a tie across the top-m boundary) or a fit's status "
+                             "says it has no ranking")
     select.set_defaults(func=_cmd_select)
 
     datasets = sub.add_parser("datasets", help="list the dataset registry")

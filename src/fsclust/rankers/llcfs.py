@@ -30,6 +30,23 @@ log = logging.getLogger(__name__)
 #: Stages of one iteration, timed in ``timings_``.
 STAGES = ("neighbours", "local_solves", "eigenproblem", "tau_step")
 
+#: How a fit ends (``LLCFS.status_``): ``status: (severity, meaning)``. Severity "ok", "warning"
+#: (the ranking is the method's, from a cut run) or "degenerate" (no ranking of the method's:
+#: ``fsclust --strict`` exits with code 3).
+STATUSES = {
+    "converged": ("ok", "the trace changed by less than tol (relative) between two iterations"),
+    "max_iter": ("ok", "max_iter iterations ran (with tol=None, the fixed-iteration rule, "
+                       "always)"),
+    "graph_split": ("warning", "the neighbourhood graph split into >= n_clusters components "
+                               "after at least one tau step: the trace vanished and the loop "
+                               "stopped with the last informative tau"),
+    "no_ranking": ("degenerate", "the neighbourhood graph at uniform tau already has >= "
+                                 "n_clusters components, so the trace is 0 before any tau "
+                                 "step: tau stays uniform (1/d) and the ranking is the column "
+                                 "order, not the method's (try --set min_neighborhood_size=2 "
+                                 "or neighborhood=knn)"),
+}
+
 
 def tau_step_mass(X, tau, Y, groups):
     """``a_l = sum_i sum_c (w_i^c)_l^2`` at the optimal local weights (Zeng & Cheung 2009,
@@ -55,6 +72,21 @@ def tau_step_mass(X, tau, Y, groups):
     return tau**2 * a
 
 
+def _drop_small_neighborhoods(N, min_size):
+    """``N`` with the rows of fewer than ``min_size`` neighbours emptied (no local model).
+
+    The columns stay: such a sample remains a neighbour of the others, as in FSASL, whose
+    ``fs_unsup_llcfs`` builds a local model only where ``n_i > 1``.
+    """
+    sizes = np.diff(N.indptr)
+    keep = sizes >= min_size
+    if keep.all():
+        return N
+    data = np.repeat(keep, sizes)
+    indptr = np.concatenate([[0], np.cumsum(sizes * keep)])
+    return sp.csr_matrix((N.data[data], N.indices[data], indptr), shape=N.shape)
+
+
 def effective_number_of_features(tau):
     """``exp(entropy(tau))``: d for uniform weights, 1 when one feature has all the mass."""
     p = tau[tau > 0]
@@ -69,7 +101,7 @@ class LLCFS(FeatureRanker):
     relaxed indicator ``Y`` (the ``c`` smallest eigenvectors of ``T``); with ``Y`` fixed, the
     closed-form ``tau`` on the simplex, ``tau_l = sqrt(a_l) / sum_m sqrt(a_m)`` (eq. 24).
     Stops when the trace objective changes by less than ``tol`` (relative) between two
-    iterations. ``tau`` is sparse: the simplex with the weighted ridge is a squared l1-of-l2
+    iterations, or after ``max_iter`` iterations (``tol=None``, FSASL's rule). ``tau`` is sparse: the simplex with the weighted ridge is a squared l1-of-l2
     penalty (Theorem 1). Features are ranked by descending ``tau``.
 
     Parameters
@@ -82,10 +114,18 @@ class LLCFS(FeatureRanker):
     neighborhood : {"mutual", "knn"}, default="mutual"
         The paper's k-mutual neighbours, or the ``k`` nearest (not the paper's: a variant that
         never leaves a sample without neighbours and rarely splits the graph).
+    min_neighborhood_size : int, default=1
+        A sample with fewer mutual neighbours gets no local model (its row of ``A`` is zero,
+        as an isolated sample's). 1: the paper's model on every sample with a neighbour (with
+        one neighbour it is that neighbour's indicator, so a pair of samples that are only
+        each other's neighbours is a component of its own); 2: FSASL's ``n_i > 1``.
     max_iter : int, default=50
         Not given by the paper; the value of the public re-implementation (FSASL).
-    tol : float, default=1e-2
-        Relative change of the trace that stops the loop (the paper's).
+    tol : float or None, default=1e-2
+        Relative change of the trace that stops the loop (the paper's). None: the
+        fixed-iteration rule of FSASL's ``fs_unsup_llcfs``, ``max_iter`` iterations whatever
+        the trace does (the trace tends to 0 as tau concentrates, so a relative tolerance
+        can stop early).
     n_init : int, default=10
         Restarts of the k-means that discretises ``Y``.
     random_state : int, RandomState instance or None, default=None
@@ -115,6 +155,10 @@ class LLCFS(FeatureRanker):
     timings_ : dict of str to list of float
         Seconds per iteration in each stage (``STAGES``).
     n_iter_ : int
+    status_ : str
+        How the fit ended, one of ``STATUSES``: ``"converged"``, ``"max_iter"``,
+        ``"graph_split"`` or ``"no_ranking"`` (tau never left the uniform start: no
+        ranking of the method's).
 
     Notes
     -----
@@ -144,8 +188,10 @@ class LLCFS(FeatureRanker):
     """
 
     higher_is_better = True
+    #: the values of ``status_``, with their severity and meaning (read by the CLI)
+    statuses = STATUSES
     reported_attributes = (*FeatureRanker.reported_attributes, "effective_features_history_",
-                           "isolated_history_", "components_history_")
+                           "isolated_history_", "components_history_", "status_")
 
     _parameter_constraints: dict = {
         **FeatureRanker._parameter_constraints,
@@ -153,20 +199,22 @@ class LLCFS(FeatureRanker):
         "n_neighbors": [IntInterval(1, None, closed="left")],
         "lam": [Interval(Real, 0, float("inf"), closed="neither")],
         "neighborhood": [StrOptions(set(NEIGHBORHOODS))],
+        "min_neighborhood_size": [IntInterval(1, None, closed="left")],
         "max_iter": [IntInterval(1, None, closed="left")],
-        "tol": [Interval(Real, 0, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left"), None],
         "n_init": [IntInterval(1, None, closed="left")],
         "random_state": ["random_state"],
     }
 
     def __init__(self, n_clusters=2, *, n_neighbors=30, lam=1.0, neighborhood="mutual",
-                 max_iter=50, tol=1e-2, n_init=10, random_state=None,
-                 n_features_to_select=None):
+                 min_neighborhood_size=1, max_iter=50, tol=1e-2, n_init=10,
+                 random_state=None, n_features_to_select=None):
         super().__init__(n_features_to_select=n_features_to_select)
         self.n_clusters = n_clusters
         self.n_neighbors = n_neighbors
         self.lam = lam
         self.neighborhood = neighborhood
+        self.min_neighborhood_size = min_neighborhood_size
         self.max_iter = max_iter
         self.tol = tol
         self.n_init = n_init
@@ -188,6 +236,7 @@ class LLCFS(FeatureRanker):
         history, effective, isolated, components = [], [], [], []
         timings = {stage: [] for stage in STAGES}
         Y = None
+        status = "max_iter"
         for it in range(1, self.max_iter + 1):
             effective.append(effective_number_of_features(tau))
             t0 = time.perf_counter()
@@ -195,13 +244,14 @@ class LLCFS(FeatureRanker):
             gram = (X * tau) @ X.T
             gram = (gram + gram.T) / 2.0
             N = neighborhoods(gram_distances(gram), self.n_neighbors, self.neighborhood)
+            isolated.append(int(np.sum(np.diff(N.indptr) == 0)))
+            N = _drop_small_neighborhoods(N, self.min_neighborhood_size)
             t1 = time.perf_counter()
             A, groups = centred_local_fits(gram, N, self.lam)
             t2 = time.perf_counter()
             Y, trace = relaxed_indicator(local_learning_matrix(A), c)
             t3 = time.perf_counter()
             history.append(trace)
-            isolated.append(int(np.sum(np.diff(N.indptr) == 0)))
             components.append(graph_components(N))
             timings["neighbours"].append(t1 - t0)
             timings["local_solves"].append(t2 - t1)
@@ -212,13 +262,16 @@ class LLCFS(FeatureRanker):
                 log.info("LLC-fs: trace %.3g < 1e-10 c at iteration %d: stopping with the "
                          "current tau", trace, it)
                 timings["tau_step"].append(0.0)
+                status = "no_ranking" if it == 1 else "graph_split"
                 break
             a = tau_step_mass(X, tau, Y, groups)
             root = np.sqrt(a)
             if root.sum() > 0:
                 tau = root / root.sum()
             timings["tau_step"].append(time.perf_counter() - t3)
-            if it >= 2 and abs(trace - history[-2]) / max(abs(history[-2]), 1e-300) < self.tol:
+            if (self.tol is not None and it >= 2
+                    and abs(trace - history[-2]) / max(abs(history[-2]), 1e-300) < self.tol):
+                status = "converged"
                 break
         self.n_iter_ = len(history)
         self.objective_history_ = history
@@ -226,9 +279,10 @@ class LLCFS(FeatureRanker):
         self.isolated_history_ = isolated
         self.components_history_ = components
         self.timings_ = timings
+        self.status_ = status
         self.embedding_ = Y
         self.labels_ = discretize(Y, c, "kmeans", rng, self.n_init)
-        log.info("LLC-fs: %d iterations, trace %.4g, %.1f effective features, %d isolated, "
-                 "%d components", self.n_iter_, history[-1], effective_number_of_features(tau),
-                 isolated[-1], components[-1])
+        log.info("LLC-fs: %s after %d iterations, trace %.4g, %.1f effective features, "
+                 "%d isolated, %d components", status, self.n_iter_, history[-1],
+                 effective_number_of_features(tau), isolated[-1], components[-1])
         return tau
