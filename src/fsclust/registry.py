@@ -61,6 +61,8 @@ RANKERS = {
     "evsfsc": Entry("fsclust.rankers.evsfsc:EVSFSC"),
     # Mitra, Murthy & Pal 2002: feature similarity (MICI), exact subsets per size
     "fsfs": Entry("fsclust.rankers.fsfs:FSFS", test_params={"n_features_to_select": 2}),
+    # Roffo et al. 2015/2020: energy of all paths through a feature in a feature graph
+    "inffs": Entry("fsclust.rankers.inffs:InfFS"),
 }
 
 CLUSTERERS = {

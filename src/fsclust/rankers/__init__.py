@@ -7,6 +7,7 @@ from .frcm import FRCM
 from .fsfs import FSFS
 from .frmv import FRMV
 from .gha import GHA
+from .inffs import InfFS
 from .kernel_weighting import KernelWeightingClustering
 from .kpkmeans import KPKMeans
 from .llcfs import LLCFS
@@ -26,6 +27,7 @@ __all__ = [
     "FSFS",
     "FRMV",
     "GHA",
+    "InfFS",
     "MCFS",
     "SPEC",
     "UFF",
