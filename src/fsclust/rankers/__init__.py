@@ -16,6 +16,7 @@ from .mcfs import MCFS
 from .pca import PCARanking
 from .qalpha import QAlpha
 from .random_order import RandomRanking
+from .rufs import RUFS
 from .spec import SPEC
 from .uff import UFF
 from .variance import VarianceScore
@@ -40,6 +41,7 @@ __all__ = [
     "PCARanking",
     "QAlpha",
     "RandomRanking",
+    "RUFS",
     "VarianceScore",
     "constant_features",
     "laplacian_score",
