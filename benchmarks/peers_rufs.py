@@ -5,7 +5,8 @@ Usage (from the repository root; needs ``octave``, the offline mirror and FSASL'
 
     python benchmarks/peers_rufs.py --refs /tmp/h26b/refs [--repeats 7] [--datasets ...]
 
-Both sides get the same start and regulariser: ``G0`` (one-hot k-means, seed 0) and
+Both sides get the same start and regulariser: ``G0`` (one-hot k-means, seed 0; ours with
+``init="one-hot"``, the reference's start) and
 ``L = M^T M`` from :func:`fsclust.rankers.rufs.local_learning_matrix`, exported to Octave;
 ``nu = alpha = beta = 1``, ``MaxIter = 20``, ``epsilon = 1e-2``. Octave lacks ``subplus``:
 a one-line shim (``max(x, 0)``) is written beside the data. Times: X to scores with one BLAS
@@ -63,7 +64,7 @@ def main():
             X = np.asarray(raw["X"], dtype=np.float64)
             X = (X - X.mean(axis=0)) / np.where(X.std(axis=0) > 0, X.std(axis=0), 1.0)
             c = len(np.unique(raw["Y"]))
-            model = RUFS(n_clusters=c, random_state=0)
+            model = RUFS(n_clusters=c, init="one-hot", random_state=0)
             G0, _, _ = model._start(X, check_random_state(0))
             M = local_learning_matrix(X, model.n_neighbors, model.ridge)
             L = (M.T @ M).toarray()
