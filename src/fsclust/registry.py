@@ -59,6 +59,10 @@ RANKERS = {
     "evsfsc": Entry("fsclust.rankers.evsfsc:EVSFSC"),
     # Mitra, Murthy & Pal 2002: feature similarity (MICI), exact subsets per size
     "fsfs": Entry("fsclust.rankers.fsfs:FSFS", test_params={"n_features_to_select": 2}),
+    # Roffo et al. 2015/2020: energy of all paths through a feature in a feature graph
+    "inffs": Entry("fsclust.rankers.inffs:InfFS"),
+    # Qian & Zhai 2013: robust (l2,1) orthogonal NMF labels and l2,1 regression, jointly
+    "rufs": Entry("fsclust.rankers.rufs:RUFS", test_params={"n_clusters": 2, "max_iter": 3}),
 }
 
 CLUSTERERS = {

@@ -1,0 +1,105 @@
+"""RUFS against FSASL's ``fs_unsup_rufs.m`` under GNU Octave: agreement and speed (spec 3.7).
+
+Usage (from the repository root; needs ``octave``, the offline mirror and FSASL's
+``fs_unsup_rufs.m``, fetched for comparison only, in ``--refs``)::
+
+    python benchmarks/peers_rufs.py --refs /tmp/h26b/refs [--repeats 7] [--datasets ...]
+
+Both sides get the same start and regulariser: ``G0`` (one-hot k-means, seed 0; ours with
+``init="one-hot"``, the reference's start) and
+``L = M^T M`` from :func:`fsclust.rankers.rufs.local_learning_matrix`, exported to Octave;
+``nu = alpha = beta = 1``, ``MaxIter = 20``, ``epsilon = 1e-2``. Octave lacks ``subplus``:
+a one-line shim (``max(x, 0)``) is written beside the data. Times: X to scores with one BLAS
+thread (ours includes the k-means and ``L``; Octave's the call only), medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.io
+import scipy.stats
+from sklearn.utils import check_random_state
+from threadpoolctl import threadpool_limits
+
+from fsclust.rankers.rufs import RUFS, local_learning_matrix
+
+MIRROR = Path(os.environ.get("FSCLUST_MIRROR", Path(__file__).resolve().parents[2] / "shared" / "data"))
+DATASETS = {"warpAR10P": "skfeature/warpAR10P.mat", "TOX-171": "skfeature/TOX-171.mat"}
+
+
+def octave(refs, X, G0, L, workdir, timeout=None):
+    """The reference's scores and seconds, or ``(None, inf)`` past ``timeout`` seconds."""
+    (Path(workdir) / "subplus.m").write_text("function y = subplus(x)\n  y = max(x, 0);\nend\n")
+    data = Path(workdir) / "in.mat"
+    scipy.io.savemat(data, {"X": X, "G0": G0, "L": L})
+    script = (f"addpath('{workdir}'); addpath('{refs}'); load('{data}');"
+              "o = struct('MaxIter', 20, 'epsilon', 1e-2, 'nu', 1, 'alpha', 1, 'beta', 1,"
+              " 'verbose', 0); t = tic; W = fs_unsup_rufs(X, L, G0, o); s = toc(t);"
+              f"w = sqrt(sum(W .^ 2, 2)); save('-mat', '{workdir}/w.mat', 'w', 's');")
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    try:
+        subprocess.run(["nice", "octave", "--no-gui", "--quiet", "--eval", script], env=env,
+                       check=True, capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, np.inf
+    out = scipy.io.loadmat(Path(workdir) / "w.mat")
+    return np.ravel(out["w"]), float(np.ravel(out["s"])[0])
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--refs", required=True)
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--octave-repeats", type=int, default=None)
+    parser.add_argument("--datasets", nargs="*", default=list(DATASETS))
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="seconds for one Octave run; past it the reference reports > timeout")
+    args = parser.parse_args()
+    octave_repeats = args.octave_repeats or args.repeats
+    print("data\tspearman\ttop100\tours_iter\tours_s\toctave_s\tratio")
+    with tempfile.TemporaryDirectory() as workdir:
+        for name in args.datasets:
+            raw = scipy.io.loadmat(MIRROR / DATASETS[name])
+            X = np.asarray(raw["X"], dtype=np.float64)
+            X = (X - X.mean(axis=0)) / np.where(X.std(axis=0) > 0, X.std(axis=0), 1.0)
+            c = len(np.unique(raw["Y"]))
+            model = RUFS(n_clusters=c, init="one-hot", random_state=0)
+            G0, _, _ = model._start(X, check_random_state(0))
+            M = local_learning_matrix(X, model.n_neighbors, model.ridge)
+            L = (M.T @ M).toarray()
+            mine, theirs, reference = [], [], None
+            for k in range(max(args.repeats, octave_repeats)):
+                if k < args.repeats:
+                    with threadpool_limits(1):
+                        start = time.perf_counter()
+                        model.fit(X)
+                        mine.append(time.perf_counter() - start)
+                if k < octave_repeats:
+                    result, seconds = octave(args.refs, X, G0, L, workdir, args.timeout)
+                    if result is not None:
+                        reference = result
+                    theirs.append(seconds)
+            a, b = np.median(mine), np.median(theirs)
+            if reference is None:  # every Octave run timed out: a bound, no agreement
+                agreement, octave_s = "nan\tnan", f"> {args.timeout:g}"
+                ratio = f"> {args.timeout / a:.1f}x"
+            else:
+                scores = model.scores_
+                top = (set(np.argsort(-scores, kind="stable")[:100])
+                       & set(np.argsort(-reference, kind="stable")[:100]))
+                agreement = (f"{scipy.stats.spearmanr(scores, reference).statistic:.4f}"
+                             f"\t{len(top) / 100:.2f}")
+                octave_s, ratio = f"{b:.3f}", f"{b / a:.1f}x"
+            print(f"{name} {X.shape}\t{agreement}\t{model.n_iter_}\t{a:.3f}\t{octave_s}\t{ratio}",
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()
