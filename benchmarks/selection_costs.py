@@ -26,7 +26,10 @@ def main(path, methods):
     rows = np.sort(np.random.RandomState(0).choice(
         X.shape[0], subsample_size(0.8, X.shape[0]), replace=False))
     for method in methods:
-        takes_k = "n_clusters" in inspect.signature(ranker_class(method).__init__).parameters
+        cls = ranker_class(method)
+        # one fit per K, unless its scores for every K come from one fit (MCFS)
+        takes_k = ("n_clusters" in inspect.signature(cls.__init__).parameters
+                   and not hasattr(cls, "scores_for_n_clusters"))
         start = time.process_time()
         with threadpool_limits(1):
             make_ranker(method, None, n_clusters=2 if takes_k else None,

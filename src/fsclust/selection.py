@@ -57,7 +57,7 @@ from threadpoolctl import threadpool_limits
 
 from fsclust import stability
 from fsclust.graphs import knn_graph, squared_distances
-from fsclust.rankers.base import IntInterval, selected_features
+from fsclust.rankers.base import IntInterval, ranking_from_scores, selected_features
 from fsclust.registry import clusterer_class, make_clusterer, make_ranker, ranker_class
 
 #: The criteria a selector can choose by; each column of ``criteria_`` is higher-is-better.
@@ -139,7 +139,15 @@ def _subsample_run(X, rows, seed, method, method_params, ranker_ks, grid, ks, cl
     # selector's time on a 40 x 1203 matrix; results are the same)
     with threadpool_limits(limits=1), config_context(assume_finite=True,
                                                      skip_parameter_validation=True):
-        for k_rank in ranker_ks:
+        if len(ranker_ks) > 1 and hasattr(ranker_class(method), "scores_for_n_clusters"):
+            # scores nested in K (MCFS): one fit at the largest K gives every K's ranking
+            ranker = make_ranker(method, method_params, n_clusters=max(ranker_ks),
+                                 random_state=seed).fit(Xs)
+            for k_rank in ranker_ks:
+                order = ranking_from_scores(ranker.scores_for_n_clusters(k_rank),
+                                            ranker.higher_is_better, ranker.constant_mask_)
+                selected[k_rank] = [np.sort(order[:m]) for m in grid]
+        for k_rank in (k for k in ranker_ks if k not in selected):
             ranker = make_ranker(method, method_params, n_clusters=k_rank, random_state=seed)
             ranker.fit(Xs)
             selected[k_rank] = [np.sort(selected_features(ranker, m)) for m in grid]

@@ -1,0 +1,35 @@
+"""MCFS read at several K from one fit (what the label-free selector does per subsample)."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_blobs
+
+from fsclust.rankers import MCFS
+from fsclust.rankers.base import ranking_from_scores
+
+
+@pytest.mark.parametrize("solver", ["cai", "skfeature"])
+def test_scores_for_a_smaller_k_equal_a_fit_with_that_k(solver):
+    # the selector fits MCFS once at the largest K and reads the smaller ones from it; on a
+    # connected graph (distinct eigenvalues: with 4 separated blobs the kNN graph splits and
+    # any basis of the zero eigenvalues' space is an answer, for a fit at K as well)
+    X, _ = make_blobs(n_samples=60, centers=4, n_features=6, random_state=3, cluster_std=5.0)
+    X = np.column_stack([X, np.random.default_rng(3).normal(size=(60, 14))])
+    big = MCFS(n_clusters=6, n_nonzero_coefs=8, solver=solver).fit(X)
+    for k in range(1, 7):
+        own = MCFS(n_clusters=k, n_nonzero_coefs=8, solver=solver).fit(X)
+        np.testing.assert_allclose(big.scores_for_n_clusters(k), own.scores_, rtol=1e-9,
+                                   atol=1e-12)
+        assert np.array_equal(
+            ranking_from_scores(big.scores_for_n_clusters(k), True, big.constant_mask_),
+            own.feature_order_)
+
+
+def test_scores_for_n_clusters_beyond_the_fit_is_refused_unless_capped_alike():
+    X = np.random.default_rng(0).normal(size=(12, 5))
+    with pytest.raises(ValueError, match="exceeds the 3 eigenvectors"):
+        MCFS(n_clusters=3, n_nonzero_coefs=2).fit(X).scores_for_n_clusters(4)
+    capped = MCFS(n_clusters=30, n_nonzero_coefs=2).fit(X)  # K capped at n - 1 = 11
+    np.testing.assert_array_equal(capped.scores_for_n_clusters(40), capped.scores_)
+    fixed = MCFS(n_clusters=3, n_eigenvectors=2, n_nonzero_coefs=2).fit(X)
+    np.testing.assert_array_equal(fixed.scores_for_n_clusters(9), fixed.scores_)
