@@ -43,17 +43,27 @@ paper: demo
 causes:
   wrong-sign:
     kind: paper-error
+    class: tested
+    tested_on: {dataset: [d1, d2], method: KP, n_features: "10", data: [d1-key]}
     why: the printed gradient has the wrong sign; descending it climbs the objective
     test: tests/test_x.py::test_sign
   other-data:
     kind: substitute-dataset
+    class: untested
     why: the paper's data are private; a public set of another size stands in
     test: tests/test_x.py::test_size
+  our-graph:
+    kind: documented-decision
+    class: reconstruction-choice
+    why: our graph splits where the paper's text says nothing of the graph
+    test: tests/test_x.py::test_graph
 explain:
   - cause: wrong-sign
     where: {method: KP, metric: [ACC, NMI]}
   - cause: other-data
     where: {dataset: d2}
+  - cause: our-graph
+    where: {dataset: d4}
 """
 
 
@@ -83,16 +93,28 @@ def test_classify_gives_each_row_its_status_and_first_matching_cause(tmp_path):
         _row(ours=0.2, note="variant: printed gradient"),
         _row(metric="effective_features", paper=np.nan, ours=0.3),  # context
         _row(ours=np.nan, dataset="d3"),                      # no number of ours
+        _row(ours=0.5, dataset="d4"),                         # our-graph
     ])
     out = classify(rows, causes)
     assert out["status"].tolist() == [
-        "reproduced", "unexplained", "explained", "explained", "unexplained", "explained",
-        "reproduced", "unexplained", "reproduced", "unexplained", "variant", "context",
-        "unexplained"]
+        "reproduced", "unexplained", "explained-tested", "explained-tested", "unexplained",
+        "explained-untested", "reproduced", "unexplained", "reproduced", "unexplained",
+        "variant", "context", "unexplained", "reconstruction-choice"]
     assert out["cause"].tolist()[2:6] == ["wrong-sign", "wrong-sign", "", "other-data"]
     assert out["kind"].tolist()[5] == "substitute-dataset"
+    assert out["class"].tolist()[5] == "untested"
     assert out["excess"].iloc[1] == pytest.approx(0.06 / 0.05)
-    assert math.isinf(out["excess"].iloc[-1])
+    assert math.isinf(out["excess"].iloc[-2])
+
+
+@pytest.mark.parametrize("cells", [{"dataset": "d9"}, {"n_features": "20"}])
+def test_a_tested_cause_tests_only_the_rows_its_test_computes_on(tmp_path, cells):
+    # wrong-sign's test computes on KP at m = 10 of d1 and d2: a row of KP on another dataset
+    # or at another m is explained, but its causal link is untested
+    causes = _causes(tmp_path, CAUSES)
+    out = classify(pd.DataFrame([_row(ours=0.6, method="KP", **cells)]), causes)
+    assert out["cause"].tolist() == ["wrong-sign"]
+    assert out["status"].tolist() == ["explained-untested"]
 
 
 def test_identical_rows_from_two_files_count_once():
@@ -102,7 +124,9 @@ def test_identical_rows_from_two_files_count_once():
 
 def test_targets_count_the_target_papers_and_large_unexplained_score_gaps(tmp_path):
     causes = _causes(tmp_path, CAUSES)
-    a = classify(pd.DataFrame([_row(), _row(ours=0.6, method="KP"), _row(ours=0.7)]), causes)
+    a = classify(pd.DataFrame([_row(), _row(ours=0.6, method="KP"), _row(ours=0.7),
+                               _row(ours=0.6, dataset="d2"), _row(ours=0.6, dataset="d4")]),
+                 causes)
     b = classify(pd.DataFrame([
         _row(metric="ACC_percent", paper=80.0, ours=60.0),  # 20 points: a large gap
         _row(metric="ARI", paper=0.8, ours=0.2),            # ARI is not in the 0.15 target
@@ -111,16 +135,24 @@ def test_targets_count_the_target_papers_and_large_unexplained_score_gaps(tmp_pa
     rows = pd.concat([a.assign(paper_key="a"), b.assign(paper_key="b")], ignore_index=True)
     counts, targets = summarise_reproduction(rows, target_papers=["a"], max_unexplained=0.15)
     by = counts.set_index("paper")
-    assert by.loc["a", ["counted", "reproduced", "explained", "unexplained"]].tolist() == [
-        3, 1, 1, 1]
+    assert by.loc["a", ["counted", "reproduced", "explained-tested", "explained-untested",
+                        "reconstruction-choice", "unexplained"]].tolist() == [5, 1, 1, 1, 1, 1]
+    assert by.loc["a", "share: unexplained"] == pytest.approx(1 / 5)
     assert by.loc["a", "explained: paper-error"] == 1
-    assert targets["share"] == pytest.approx(2 / 3) and targets["counted"] == 3
+    assert by.loc["a", "explained: substitute-dataset"] == 1
+    # only the reproduced and the explained-and-tested rows count towards the target
+    assert targets["share"] == pytest.approx(2 / 5) and targets["counted"] == 5
     assert targets["large_unexplained"] == 1
 
 
 @pytest.mark.parametrize(("text", "problem"), [
     (CAUSES.replace("kind: paper-error", "kind: typo"),
      "cause 'wrong-sign': unknown kind 'typo'; valid kinds: paper-error, substitute-dataset"),
+    (CAUSES.replace("class: untested", "class: sort-of"),
+     "cause 'other-data': unknown class 'sort-of'; valid classes: tested, untested"),
+    (CAUSES.replace("    class: untested\n", ""), "missing: \\['class'\\]"),
+    (CAUSES.replace(", data: [d1-key]", ""),
+     "cause 'wrong-sign': a tested cause declares tested_on with exactly data, dataset"),
     (CAUSES.replace("    test: tests/test_x.py::test_sign\n", ""), "missing: \\['test'\\]"),
     (CAUSES.replace("test: tests/test_x.py::test_size", "test: tests/test_x.py"),
      "test must read tests/<file>.py::<test name>"),
@@ -175,14 +207,17 @@ def test_write_reproduction_writes_the_summary_and_the_rows(tmp_path):
     _, counts, targets = write_reproduction({"demo": [table]}, {"demo": tmp_path / "causes.yaml"},
                                             md, tsv, target_papers=["demo"])
     text = md.read_text()
-    assert "| demo | 3 | 1 | 1 | 1 | 66.7 % | 1 | 0 |" in text
+    assert ("| demo | 3 | 1 (33.3 %) | 1 (33.3 %) | 0 (0 %) | 0 (0 %) | 1 (33.3 %) | 66.7 % | 1 "
+            "| 0 |") in text
     assert "**66.7 %** of 3 counted rows (target 80 %: NOT met)" in text
     assert "Unexplained ACC or NMI differences above 0.15: **1**" in text
-    assert "**demo / wrong-sign** (paper-error; 1 row(s); test `tests/test_x.py::test_sign`)" in text
+    assert ("**demo / wrong-sign** (paper-error; explained, tested; 1 row(s); tested on dataset "
+            "['d1', 'd2'], method ['KP'], n_features ['10']; test `tests/test_x.py::test_sign`)"
+            ) in text
     # the unexplained row is listed, the largest difference first, and the unused entry named
     unexplained = text.split("## Unexplained differences, largest first")[1].split("##")[0]
     assert "| demo | Table 2 | d1 | Q |" in unexplained
     assert "entry 2 (other-data)" in text
     rows = pd.read_csv(tsv, sep="\t")
-    assert rows["status"].tolist() == ["reproduced", "explained", "unexplained", "variant"]
+    assert rows["status"].tolist() == ["reproduced", "explained-tested", "unexplained", "variant"]
     assert set(rows["experiment"]) == {"exp"}

@@ -1,13 +1,21 @@
 """The reproduction summary: every number and claim of the papers, reproduced, explained or not.
 
 Each paper target writes ``paper_vs_ours.tsv`` files (:func:`fsclust.report.paper_vs_ours`):
-a paper's number or text claim beside ours. This module classifies every row:
+a paper's number or text claim beside ours. This module classifies every row (:data:`STATUSES`):
 
 - **reproduced**: our number lies within the tolerance of the paper's (:func:`tolerance`), or a
   text claim holds on our numbers (a note starting ``holds: yes``);
-- **explained**: it does not, and a cause in ``config/reproduction/<paper>.yaml`` names why,
-  of one of the kinds in :data:`KINDS`, each cause demonstrated by a test of the repository;
-- **unexplained**: neither.
+- **explained, tested**: it does not, and a cause in ``config/reproduction/<paper>.yaml`` of
+  class ``tested`` names why, with a test that would fail if the paper's claim held: the test
+  computes on the row's dataset, method and number of features, declared in the cause's
+  ``tested_on`` (a row outside ``tested_on`` falls to the next class);
+- **explained, causal link untested**: a cause of class ``untested`` names why, and its test
+  shows the cause exists (the data differ, a setting is missing) but not that it makes the
+  difference;
+- **reconstruction choice**: a cause of class ``reconstruction-choice``: the difference comes
+  from a choice of our reconstruction where the paper says nothing, not from the paper's
+  method (a property of our code, shown by its test);
+- **unexplained**: none of these.
 
 Rows whose note starts with ``variant:`` (a sensitivity run, the paper as probably run, another
 reading of an ambiguous sentence) are listed but not counted; rows without a paper number and
@@ -19,14 +27,18 @@ The cause files read::
     causes:
       laplacian-keeps-worst-genes:
         kind: paper-error
+        class: tested
+        tested_on: {dataset: [armstrong], method: [Laplacian], data: [desouto-armstrong-2002-v2]}
         why: what was tried, what each reading gave, what stands
         test: tests/test_zhang2012.py::test_paper_as_run_laplacian_subset_sizes
     explain:                 # first match wins; a key left out matches any value
       - cause: laplacian-keeps-worst-genes
         where: {table_or_figure: Table 2, method: Laplacian score, metric: [NMI, ARI]}
 
-``where`` compares the columns of ``paper_vs_ours.tsv`` (a value or a list of values); the
-key ``note_contains`` matches a substring of the note.
+``where`` and ``tested_on`` compare the columns of ``paper_vs_ours.tsv`` (a value or a list of
+values); the key ``note_contains`` of ``where`` matches a substring of the note. ``tested_on``
+declares the rows' ``dataset``, ``method`` and ``n_features`` the test computes on, and
+``data``, the catalogue keys of the data the test loads (the test file must name them).
 """
 
 from __future__ import annotations
@@ -41,7 +53,7 @@ import yaml
 from fsclust._io import atomic_path
 from fsclust.report.paper import PAPER_VS_OURS_COLUMNS
 
-__all__ = ["KINDS", "STATUSES", "tolerance", "load_causes", "classify", "summarise_reproduction",
+__all__ = ["KINDS", "CLASSES", "STATUSES", "tolerance", "load_causes", "classify", "summarise_reproduction",
            "write_reproduction"]
 
 #: What a named cause may be, and how the summary says it.
@@ -54,11 +66,33 @@ KINDS = {
     "dataset-unavailable": "the dataset cannot be obtained here (download-only, offline)",
 }
 
-#: Row statuses; the first three are counted.
-STATUSES = ("reproduced", "explained", "unexplained", "variant", "context")
+#: How a cause explains its rows: the status its rows get (see the module docstring).
+CLASSES = {
+    "tested": "explained-tested",
+    "untested": "explained-untested",
+    "reconstruction-choice": "reconstruction-choice",
+}
+
+#: Row statuses; the first five are counted, and the summary says them as :data:`TITLES`.
+STATUSES = ("reproduced", "explained-tested", "explained-untested", "reconstruction-choice",
+            "unexplained", "variant", "context")
+COUNTED = STATUSES[:5]
+#: The share the targets count: reproduced, or explained by a test that would fail if the
+#: paper's claim held.
+DONE = STATUSES[:2]
+TITLES = {
+    "reproduced": "reproduced",
+    "explained-tested": "explained, tested",
+    "explained-untested": "explained, causal link untested",
+    "reconstruction-choice": "reconstruction choice",
+    "unexplained": "unexplained",
+    "variant": "variant rows",
+    "context": "context rows",
+}
 
 _SCORES = {"acc", "nmi", "ari"}
-_CAUSE_KEYS = {"kind", "why", "test"}
+_CAUSE_KEYS = {"kind", "class", "why", "test"}
+_TESTED_ON_KEYS = {"dataset", "method", "n_features", "data"}
 _WHERE_KEYS = set(PAPER_VS_OURS_COLUMNS) - {"paper_value", "paper_sd", "ours_value", "ours_sd",
                                             "diff", "note"} | {"note_contains", "experiment"}
 
@@ -97,8 +131,10 @@ def load_causes(path):
     Raises
     ------
     ValueError
-        Naming the file and the entry: an unknown kind (listing the valid ones), a missing
-        ``why`` or ``test``, an ``explain`` entry naming an unknown cause or an unknown column.
+        Naming the file and the entry: an unknown kind or class (listing the valid ones), a
+        missing ``why``, ``test`` or ``class``, a ``tested`` cause without ``tested_on`` (its
+        dataset, method, n_features and data), an ``explain`` entry naming an unknown cause or
+        an unknown column.
     """
     path = Path(path)
     data = yaml.safe_load(path.read_text()) or {}
@@ -108,15 +144,28 @@ def load_causes(path):
     for cid, cause in causes.items():
         where = f"{path}: cause {cid!r}"
         if not isinstance(cause, dict):
-            raise ValueError(f"{where}: expected a mapping with kind, why and test")
-        unknown = set(cause) - _CAUSE_KEYS
+            raise ValueError(f"{where}: expected a mapping with kind, class, why and test")
+        unknown = set(cause) - _CAUSE_KEYS - {"tested_on"}
         missing = _CAUSE_KEYS - set(cause)
         if unknown or missing:
-            raise ValueError(f"{where}: keys must be kind, why, test (unknown: "
-                             f"{sorted(unknown)}, missing: {sorted(missing)})")
+            raise ValueError(f"{where}: keys must be kind, class, why, test and, for a tested "
+                             f"cause, tested_on (unknown: {sorted(unknown)}, missing: "
+                             f"{sorted(missing)})")
         if cause["kind"] not in KINDS:
             raise ValueError(f"{where}: unknown kind {cause['kind']!r}; valid kinds: "
                              f"{', '.join(KINDS)}")
+        if cause["class"] not in CLASSES:
+            raise ValueError(f"{where}: unknown class {cause['class']!r}; valid classes: "
+                             f"{', '.join(CLASSES)}")
+        tested_on = cause.get("tested_on")
+        if cause["class"] == "tested":
+            if not isinstance(tested_on, dict) or set(tested_on) != _TESTED_ON_KEYS:
+                raise ValueError(f"{where}: a tested cause declares tested_on with exactly "
+                                 f"{', '.join(sorted(_TESTED_ON_KEYS))}: the rows' dataset, "
+                                 f"method and n_features its test computes on, and the data "
+                                 f"it loads")
+        elif tested_on is not None and not isinstance(tested_on, dict):
+            raise ValueError(f"{where}: tested_on must be a mapping")
         if not str(cause["why"]).strip():
             raise ValueError(f"{where}: 'why' is empty; say what was tried and what stands")
         if "::" not in str(cause["test"]):
@@ -133,6 +182,24 @@ def load_causes(path):
             raise ValueError(f"{where}: unknown column(s) {sorted(bad)} in 'where'; valid: "
                              f"{', '.join(sorted(_WHERE_KEYS))}")
     return {"paper": str(data["paper"]), "causes": causes, "explain": explain, "path": str(path)}
+
+
+def rows_under_test(cause):
+    """The ``where`` of the rows a cause's test computes on (``tested_on`` less ``data``)."""
+    return {k: v for k, v in (cause.get("tested_on") or {}).items() if k != "data"}
+
+
+def explained_status(row, cause):
+    """The status a cause gives a row it explains (:data:`CLASSES`).
+
+    A ``tested`` cause whose test does not compute on the row's dataset, method and number of
+    features (``tested_on``) has not tested the row's claim: the row is explained, causal link
+    untested.
+    """
+    status = CLASSES[cause["class"]]
+    if status == "explained-tested" and not _matches(row, rows_under_test(cause)):
+        return "explained-untested"
+    return status
 
 
 def _cell(value):
@@ -188,7 +255,9 @@ def classify(table, causes=None):
     -------
     DataFrame
         The rows with ``status`` (one of :data:`STATUSES`), ``tolerance``, ``excess`` (the
-        difference over the tolerance; inf where we have no number), ``cause`` and ``kind``.
+        difference over the tolerance; inf where we have no number), ``cause``, ``kind`` and
+        ``class`` (the cause's declared class; the status may be weaker, see
+        :func:`explained_status`).
         Identical rows from several files are kept once.
     """
     table = table.drop_duplicates(subset=[c for c in PAPER_VS_OURS_COLUMNS if c in table])
@@ -199,18 +268,19 @@ def classify(table, causes=None):
         tol = np.nan
         if status in ("reproduced", "differs") and not math.isnan(float(row["paper_value"])):
             tol = tolerance(row["metric"], float(row["paper_value"]), row["paper_sd"])
-        cause = kind = ""
+        cause = kind = declared = ""
         if status == "differs":
             status = "unexplained"
             for entry in causes["explain"]:
                 if _matches(row, entry.get("where")):
                     cause = entry["cause"]
                     kind = causes["causes"][cause]["kind"]
-                    status = "explained"
+                    declared = causes["causes"][cause]["class"]
+                    status = explained_status(row, causes["causes"][cause])
                     break
         out.append({**row.to_dict(), "status": status, "tolerance": tol, "excess": excess,
-                    "cause": cause, "kind": kind})
-    columns = [*table.columns, "status", "tolerance", "excess", "cause", "kind"]
+                    "cause": cause, "kind": kind, "class": declared})
+    columns = [*table.columns, "status", "tolerance", "excess", "cause", "kind", "class"]
     return pd.DataFrame(out, columns=columns)
 
 
@@ -229,30 +299,33 @@ def summarise_reproduction(classified, target_papers=(), max_unexplained=0.15):
     Returns
     -------
     counts : DataFrame
-        Per paper: counted rows, reproduced, explained (and per kind), unexplained, the share
-        reproduced or explained, variant and context rows.
+        Per paper: counted rows, the rows of each status (:data:`STATUSES`) and their share of
+        the counted rows (``share: <status>``), explained rows per kind of cause, and
+        ``share``, the share reproduced or explained by a tested cause (:data:`DONE`).
     targets : dict
-        ``share`` of the target papers' counted rows reproduced or explained, and
-        ``large_unexplained``, the number of unexplained ACC or NMI differences above
-        ``max_unexplained``.
+        ``share`` of the target papers' counted rows reproduced or explained by a tested
+        cause, and ``large_unexplained``, the number of unexplained ACC or NMI differences
+        above ``max_unexplained``.
     """
     rows = []
     for paper, part in classified.groupby("paper_key", sort=False):
         status = part["status"].value_counts()
-        counted = int(sum(status.get(s, 0) for s in STATUSES[:3]))
+        counted = int(sum(status.get(s, 0) for s in COUNTED))
         row = {"paper": paper, "counted": counted}
         for s in STATUSES:
             row[s] = int(status.get(s, 0))
+        for s in COUNTED:
+            row[f"share: {s}"] = row[s] / counted if counted else np.nan
+        explained = part["status"].isin(COUNTED[1:4])
         for kind in KINDS:
-            row[f"explained: {kind}"] = int(((part["status"] == "explained")
-                                             & (part["kind"] == kind)).sum())
-        done = row["reproduced"] + row["explained"]
+            row[f"explained: {kind}"] = int((explained & (part["kind"] == kind)).sum())
+        done = sum(row[s] for s in DONE)
         row["share"] = done / counted if counted else np.nan
         rows.append(row)
     counts = pd.DataFrame(rows)
     in_target = classified[classified["paper_key"].isin(list(target_papers))]
-    counted = in_target["status"].isin(STATUSES[:3])
-    done = in_target["status"].isin(STATUSES[:2])
+    counted = in_target["status"].isin(COUNTED)
+    done = in_target["status"].isin(DONE)
     unexplained = classified[classified["status"] == "unexplained"]
     targets = {
         "target_papers": list(target_papers),
@@ -294,8 +367,12 @@ def render_markdown(classified, counts, targets, causes_by_paper, target_share=0
         "",
         "Every number and text claim the papers report (`config/paper-results.tsv`), beside "
         "ours in each experiment's `paper_vs_ours.tsv`, classified as **reproduced** (within "
-        "tolerance; a claim that holds on our numbers), **explained** (a named cause in "
-        "`config/reproduction/<paper>.yaml`, each demonstrated by a test) or **unexplained**. "
+        "tolerance; a claim that holds on our numbers); **explained, tested** (a named cause "
+        "in `config/reproduction/<paper>.yaml` whose test computes on the row's dataset, method "
+        "and number of features and would fail if the paper's claim held); **explained, causal "
+        "link untested** (the cause's test shows the cause exists, not that it makes the "
+        "difference); **reconstruction choice** (the difference comes from a choice of our "
+        "reconstruction the paper does not make or state); or **unexplained**. "
         "Tolerances: ACC, NMI, ARI within max(2 sd of the paper, 0.05); percentages within "
         "max(2 sd, 5 points); numbers of features, subset sizes and other counts within "
         "max(10 %, 0.5). Variant rows (sensitivity runs, the paper as probably run, other "
@@ -303,15 +380,17 @@ def render_markdown(classified, counts, targets, causes_by_paper, target_share=0
         "",
         "## Counts per paper",
         "",
-        "| paper | counted | reproduced | explained | unexplained | reproduced or explained "
-        "| variant rows | context rows |",
-        "|---|---|---|---|---|---|---|---|",
+        "Rows, and in brackets their share of the paper's counted rows.",
+        "",
+        "| paper | counted | " + " | ".join(TITLES[s] for s in COUNTED)
+        + " | reproduced or explained, tested | variant rows | context rows |",
+        "|---|---|" + "---|" * (len(COUNTED) + 3),
     ]
     for _, c in counts.iterrows():
-        lines.append(f"| {c['paper']} | {c['counted']} | {c['reproduced']} | {c['explained']} | "
-                     f"{c['unexplained']} | {_fmt(100 * c['share'], 3)} % | {c['variant']} | "
-                     f"{c['context']} |")
-    lines += ["", "Explained, by kind of cause:", "",
+        cells = [f"{c[s]} ({_fmt(100 * c[f'share: {s}'], 3)} %)" for s in COUNTED]
+        lines.append(f"| {c['paper']} | {c['counted']} | " + " | ".join(cells)
+                     + f" | {_fmt(100 * c['share'], 3)} % | {c['variant']} | {c['context']} |")
+    lines += ["", "Explained (tested, untested or a reconstruction choice), by kind of cause:", "",
               "| paper | " + " | ".join(KINDS) + " |", "|---|" + "---|" * len(KINDS)]
     for _, c in counts.iterrows():
         lines.append(f"| {c['paper']} | " + " | ".join(str(c[f"explained: {k}"]) for k in KINDS)
@@ -322,7 +401,7 @@ def render_markdown(classified, counts, targets, causes_by_paper, target_share=0
         "",
         "## Targets",
         "",
-        f"- Reproduced or explained, {', '.join(targets['target_papers'])}: "
+        f"- Reproduced or explained, tested, {', '.join(targets['target_papers'])}: "
         f"**{_fmt(100 * share, 3)} %** of {targets['counted']} counted rows (target "
         f"{int(100 * target_share)} %: {verdict}).",
         f"- Unexplained ACC or NMI differences above {targets['max_unexplained']}: **{large}** "
@@ -333,16 +412,20 @@ def render_markdown(classified, counts, targets, causes_by_paper, target_share=0
     ]
     for paper, causes in causes_by_paper.items():
         for cid, cause in causes["causes"].items():
-            used = int((classified["cause"] == cid).sum())
+            mine = classified[(classified["paper_key"] == paper) & (classified["cause"] == cid)]
             why = " ".join(str(cause["why"]).split())
-            lines.append(f"- **{paper} / {cid}** ({cause['kind']}; {used} row(s); test "
-                         f"`{cause['test']}`): {why}")
+            lines.append(f"- **{paper} / {cid}** ({cause['kind']}; {_class_line(cause, mine)}; "
+                         f"test `{cause['test']}`): {why}")
     order = classified.assign(_x=classified["excess"].fillna(-1)).sort_values(
         "_x", ascending=False, kind="stable")
     header = ["| paper | table | dataset | method | m | metric | paper | ours | diff | cause | note |",
               "|---|---|---|---|---|---|---|---|---|---|---|"]
     for status, title in (("unexplained", "Unexplained differences, largest first"),
-                          ("explained", "Explained differences, largest first"),
+                          ("explained-tested", "Explained differences, tested, largest first"),
+                          ("explained-untested",
+                           "Explained differences, causal link untested, largest first"),
+                          ("reconstruction-choice",
+                           "Differences from a reconstruction choice, largest first"),
                           ("variant", "Variant rows (not counted)")):
         part = order[order["status"] == status]
         lines += ["", f"## {title}", ""]
@@ -357,6 +440,18 @@ def render_markdown(classified, counts, targets, causes_by_paper, target_share=0
         lines += ["", "## Explanations that matched no row", ""]
         lines += [f"- {paper}: entry {k} ({cause})" for paper, k, cause in unused]
     return "\n".join(lines) + "\n"
+
+
+def _class_line(cause, rows):
+    """How a cause's rows are classed: its class, its rows, and any its test does not touch."""
+    line = f"{TITLES[CLASSES[cause['class']]]}; {len(rows)} row(s)"
+    if cause["class"] == "tested":
+        on = ", ".join(f"{k} {_as_list(v)}" for k, v in rows_under_test(cause).items())
+        outside = int((rows["status"] != "explained-tested").sum())
+        line += f"; tested on {on}"
+        if outside:
+            line += f"; {outside} row(s) outside it, counted as causal link untested"
+    return line
 
 
 def _explain_used(rows, entry):
@@ -392,10 +487,11 @@ def write_reproduction(tables, causes_files, out_md, out_tsv, target_papers=(),
         parts.append(rows.assign(paper_key=paper))
     classified = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
         columns=[*PAPER_VS_OURS_COLUMNS, "experiment", "status", "tolerance", "excess", "cause",
-                 "kind", "paper_key"])
+                 "kind", "class", "paper_key"])
     counts, targets = summarise_reproduction(classified, target_papers, max_unexplained)
     text = render_markdown(classified, counts, targets, causes_by_paper, target_share)
-    front = ["paper_key", "experiment", "status", "cause", "kind", "tolerance", "excess"]
+    front = ["paper_key", "experiment", "status", "cause", "kind", "class", "tolerance",
+             "excess"]
     columns = front + [c for c in classified.columns if c not in front]
     with atomic_path(out_tsv) as tmp:
         classified[columns].to_csv(tmp, sep="\t", index=False)
