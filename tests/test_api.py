@@ -121,7 +121,7 @@ def test_the_fix_for_llcfs_names_its_neighbourhood_option():
     result = api.select(np.repeat(column, 4, axis=1), "llcfs", n_features=2, n_clusters=2,
                         method_params={"n_neighbors": 5, "max_iter": 5})
     assert result.summary["degenerate"]
-    assert any("'neighborhood': 'knn'" in w for w in result.summary["warnings"])
+    assert any("neighborhood='knn'" in w for w in result.summary["warnings"])
 
 
 def test_a_tie_across_the_top_m_boundary_is_reported():

@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import inspect
+import warnings as pywarnings
 from dataclasses import dataclass, field
 from itertools import product
 from numbers import Integral
@@ -529,7 +530,12 @@ def _select_one(matrix, method, params, constant, *, n_features, n_clusters, k_s
                                  random_state=random_state, **options)
     n = matrix.X.shape[0]
     try:
-        selector.fit(matrix.X[:, ~constant])  # never the labels: they only score the result
+        with pywarnings.catch_warnings():
+            # the ranker's "all scores are equal" is reported once, with its fix, by
+            # tie_warnings below (status_warnings for a method that knows why)
+            pywarnings.filterwarnings("ignore", message=r".*: all \d+ scores are equal",
+                                      category=RuntimeWarning)
+            selector.fit(matrix.X[:, ~constant])  # never the labels: they only score it
     except ValueError as exc:
         message = str(exc)
         if "n_samples" in message:  # the method met a subsample, not the user's n samples
@@ -545,7 +551,8 @@ def _select_one(matrix, method, params, constant, *, n_features, n_clusters, k_s
     ties, degenerate = tie_warnings(method, ranking, constant)
     status, no_ranking = status_warnings(method, selector.ranker_)
     summary = _summary(method, params, selector, matrix, constant, k_source, random_state)
-    summary.update(choice=how, warnings=warnings + status + ties,
+    # a status that says why there is no ranking replaces the generic all-equal warning
+    summary.update(choice=how, warnings=warnings + status + ([] if no_ranking else ties),
                    degenerate=degenerate or no_ranking)
     labels = pd.DataFrame({"sample": list(matrix.sample_names), "cluster": selector.labels_})
     return SelectionResult(method=method, ranking=ranking, labels=labels,

@@ -470,9 +470,13 @@ def _fit_each(matrix, names, args, options, params, log):
     from fsclust.selection import LabelFreeSelector
 
     n_resamples = options.get("n_resamples", LabelFreeSelector().n_resamples)
+    searched = (args.n_features in (None, "auto")
+                or (args.n_clusters in (None, "auto") and matrix.y is None))
+    # with m and K given nothing is resampled: one fit
+    what = f"{n_resamples} subsamples" if searched else "the method"
     results = {}
     for name in names:
-        with _Progress(log, name, f"{n_resamples} subsamples"):
+        with _Progress(log, name, what):
             results[name] = select(matrix, name, n_features=_auto(args.n_features),
                                    n_clusters=_auto(args.n_clusters), random_state=args.seed,
                                    method_params=params[name], **options)

@@ -43,8 +43,9 @@ STATUSES = {
     "no_ranking": ("degenerate", "the neighbourhood graph at uniform tau already has >= "
                                  "n_clusters components, so the trace is 0 before any tau "
                                  "step: tau stays uniform (1/d) and the ranking is the column "
-                                 "order, not the method's (try --set min_neighborhood_size=2 "
-                                 "or neighborhood=knn)"),
+                                 "order, not the method's; try min_neighborhood_size=2 or "
+                                 "neighborhood='knn' (--set min_neighborhood_size=2, --set "
+                                 "neighborhood=knn)"),
 }
 
 
