@@ -61,6 +61,8 @@ RANKERS = {
     "evsfsc": Entry("fsclust.rankers.evsfsc:EVSFSC"),
     # Mitra, Murthy & Pal 2002: feature similarity (MICI), exact subsets per size
     "fsfs": Entry("fsclust.rankers.fsfs:FSFS", test_params={"n_features_to_select": 2}),
+    # Yang et al. 2011: l2,1-regularised local discriminative projection
+    "udfs": Entry("fsclust.rankers.udfs:UDFS", test_params={"n_clusters": 2}),
 }
 
 CLUSTERERS = {
