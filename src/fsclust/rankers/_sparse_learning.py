@@ -12,7 +12,7 @@ Three pieces, each used by at least two methods:
   (:class:`GraphQuadratic`, :func:`penalized_smallest_eigenvectors`), with the starts of
   ``init_D`` (:func:`initial_weights`, :func:`null_space_start`).
 
-Conventions (spec ``methods-peers.md`` section 0): rows are samples; ``E`` is kept rather than
+Conventions: rows are samples; ``E`` is kept rather than
 ``D = E^{-1}`` because it is bounded and a pruned feature simply gets ``E_jj ~ 0``; no ``d x d``
 array is formed when ``d > n``.
 """
@@ -166,7 +166,7 @@ class GraphQuadratic:
     since ``L 1 = 0``), and ``U = X^T R`` (``d x r``) stands for ``M = U U^T``: no ``d x d``
     array. ``null_dim`` bounds the dimension of ``null(M)`` from below (``d - r``, or 0 when
     ``M`` is dense); the start ``D0 = I`` is degenerate when it exceeds the number ``c`` of
-    eigenvectors asked for (spec 0.4).
+    eigenvectors asked for: the first ``W`` is then not unique.
 
     Parameters
     ----------
@@ -225,7 +225,7 @@ def initial_weights(quadratic, init_D):
     quadratic : GraphQuadratic
     init_D : {"identity", "diag_M"}
         ``"identity"``: ``D0 = I`` (the papers'). ``"diag_M"``: ``D0 = diag(M_jj) /
-        mean(M_jj) + 1e-3`` (ours, spec 0.4 [A]): breaks the tie of the degenerate start
+        mean(M_jj) + 1e-3`` (our decision): breaks the tie of the degenerate start
         towards the features with a small local cost.
 
     Returns

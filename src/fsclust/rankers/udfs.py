@@ -31,7 +31,7 @@ def neighbourhoods(X, n_neighbors):
     D2 = squared_distances(X)
     n = D2.shape[0]
     ranked = D2.copy()
-    # the sample itself first even when a duplicate is at distance 0 (spec 1.3, [A])
+    # the sample itself first even when a duplicate is at distance 0 (our decision)
     ranked[np.diag_indices(n)] = -1.0
     N = np.argsort(ranked, axis=1, kind="stable")[:, :n_neighbors + 1]
     return N, D2
@@ -92,7 +92,7 @@ class UDFS(FeatureRanker):
     n_neighbors : int, default=5
         ``k``: each neighbourhood has the sample and its ``k`` nearest others.
     lam : float, default=1000.0
-        The local ridge ``lambda`` (spec 1.2: FSASL's default).
+        The local ridge ``lambda`` (FSASL's default).
     gamma : float, default=1.0
         The l2,1 weight.
     init_D : {"identity", "diag_M"}, default="identity"
@@ -121,20 +121,20 @@ class UDFS(FeatureRanker):
     degenerate_start_ : bool
         ``init_D="identity"`` and ``null(M)`` has more than ``c`` dimensions (``d >= n``):
         the first ``W`` is one of infinitely many minimisers, drawn from ``random_state``
-        (spec 0.4); other implementations' scores cannot be expected to agree.
+        (as any eigensolver's choice would be); other implementations' scores cannot be expected to agree.
     init_D_ : str
         The start used (reported beside the ranking).
 
     Notes
     -----
-    Decisions: ``lambda = 1000`` and ``gamma = 1`` (the paper's grid values are unverified,
-    spec 1.2); each sample is forced first in its own neighbourhood; the smoothing
+    Decisions: ``lambda = 1000`` (FSASL's default) and ``gamma = 1`` (values of FSASL's
+    grid ``10^(-5..5)``; the paper's own were not verified); each sample is forced first in its own neighbourhood; the smoothing
     ``eps = 1e-12 max(1, max ||w^j||^2)`` is fixed from the first ``W`` (``||w^j|| <= 1``
     here, so ``eps = 1e-12``); ``M`` is formed only when ``d <= n``, else it is ``U U^T``
-    with ``U = X^T R``, ``L = R R^T``, and the eigen-step runs on ``P^{-1}`` (spec 0.4; the
+    with ``U = X^T R``, ``L = R R^T``, and the eigen-step runs on ``P^{-1}`` (the
     references form ``M`` and eigendecompose ``d x d`` every iteration). UDFS is not scale
     invariant (a constant feature would have zero local cost and rank first): constant
-    features are left out, and the workflow z-scores features first. The estimator does not.
+    features are left out; the estimator does not rescale the others (z-score them first).
 
     References
     ----------
