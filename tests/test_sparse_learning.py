@@ -59,6 +59,8 @@ def test_weighted_ridge_equals_the_literal_d_by_d_solve(shape):
     literal = np.linalg.inv(X.T @ X + beta * np.diag(1.0 / E)) @ X.T @ Y
     np.testing.assert_allclose(W, literal, rtol=1e-10, atol=1e-12 * np.abs(literal).max())
     np.testing.assert_allclose(R, Y - X @ literal, atol=1e-10 * np.abs(Y).max())
+    hat = np.eye(shape[0]) - X @ np.linalg.inv(X.T @ X + beta * np.diag(1.0 / E)) @ X.T
+    np.testing.assert_allclose(ridge.hat_complement(), hat, atol=1e-10)
 
 
 def test_weighted_ridge_stays_finite_when_a_weight_vanishes():

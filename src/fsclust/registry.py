@@ -63,6 +63,8 @@ RANKERS = {
     "fsfs": Entry("fsclust.rankers.fsfs:FSFS", test_params={"n_features_to_select": 2}),
     # Yang et al. 2011: l2,1-regularised local discriminative projection
     "udfs": Entry("fsclust.rankers.udfs:UDFS", test_params={"n_clusters": 2}),
+    # Li et al. 2012: nonnegative spectral indicator and l2,1-sparse regression, jointly
+    "ndfs": Entry("fsclust.rankers.ndfs:NDFS", test_params={"n_clusters": 2, "max_iter": 20}),
 }
 
 CLUSTERERS = {

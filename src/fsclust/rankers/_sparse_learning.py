@@ -133,29 +133,39 @@ class WeightedRidge:
     """
 
     def __init__(self, X, E, beta):
-        self.X, self.E, self.beta = X, E, float(beta)
+        self.beta = float(beta)
         n, d = X.shape
         self.push_through = d > n
-        if self.push_through:
-            K = (X * E) @ X.T
-            K = 0.5 * (K + K.T)
-            K[np.diag_indices(n)] += self.beta
-            self._factor = scipy.linalg.cho_factor(K, lower=True, check_finite=False)
-        else:
-            self._root = np.sqrt(E)
-            self._Xs = X * self._root
-            A = self._Xs.T @ self._Xs
-            A = 0.5 * (A + A.T)
-            A[np.diag_indices(d)] += self.beta
-            self._factor = scipy.linalg.cho_factor(A, lower=True, check_finite=False)
+        self._root = np.sqrt(E)
+        self._Xs = X * self._root
+        # X E X^T (n x n) or E^{1/2} X^T X E^{1/2} (d x d), each a symmetric rank-k product
+        A = self._Xs @ self._Xs.T if self.push_through else self._Xs.T @ self._Xs
+        A = 0.5 * (A + A.T)
+        A[np.diag_indices_from(A)] += self.beta
+        self._factor = scipy.linalg.cho_factor(A, lower=True, check_finite=False)
 
     def solve(self, Y):
         """``W (d, c)`` and the residual ``Y - X W (n, c)`` for the targets ``Y (n, c)``."""
         if self.push_through:
             B = scipy.linalg.cho_solve(self._factor, Y, check_finite=False)
-            return self.E[:, None] * (self.X.T @ B), self.beta * B
+            return self._root[:, None] * (self._Xs.T @ B), self.beta * B
         Z = scipy.linalg.cho_solve(self._factor, self._Xs.T @ Y, check_finite=False)
         return self._root[:, None] * Z, Y - self._Xs @ Z
+
+    def hat_complement(self):
+        """``I_n - X (X^T X + beta E^{-1})^{-1} X^T`` as a dense ``n x n`` array, symmetric.
+
+        ``beta (X E X^T + beta I_n)^{-1}`` when ``d > n``. For updates that need the matrix
+        itself (its positive and negative parts); a product with it is :meth:`solve`'s
+        residual, which is cheaper.
+        """
+        if self.push_through:
+            n = self._Xs.shape[0]
+            H = self.beta * scipy.linalg.cho_solve(self._factor, np.eye(n), check_finite=False)
+        else:
+            H = -self._Xs @ scipy.linalg.cho_solve(self._factor, self._Xs.T, check_finite=False)
+            H[np.diag_indices_from(H)] += 1.0
+        return 0.5 * (H + H.T)
 
 
 class GraphQuadratic:
