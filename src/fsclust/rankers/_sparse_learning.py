@@ -25,8 +25,9 @@ import scipy.sparse as sp
 import scipy.sparse.linalg
 
 from ..graphs import canonical_sign_flip
+from .base import FeatureRanker
 
-__all__ = ["EPS_FACTOR", "INIT_D", "GraphQuadratic", "WeightedRidge", "initial_weights",
+__all__ = ["EPS_FACTOR", "INIT_D", "EmbeddedRanker", "GraphQuadratic", "WeightedRidge", "initial_weights",
            "l21_eps", "null_space_start", "penalized_smallest_eigenvectors", "reweighting",
            "row_norms_sq", "smoothed_l21"]
 
@@ -39,6 +40,32 @@ INIT_D = ("identity", "diag_M")
 
 # Eigenvalues of L below this times the largest are round-off of its null space (L 1 = 0).
 _RANK_RTOL = 1e-12
+
+
+class EmbeddedRanker(FeatureRanker):
+    """Base of the l2,1 embedded methods: scores ``||w^j||_2`` of a fitted ``W``.
+
+    Constant features are left out of the fit (their zero local cost would rank them first
+    in UDFS/SOGFS, and a constant column is an intercept to the regressions): a subclass
+    fits ``X[:, ~constant_mask_]`` and calls :meth:`_embedded_scores` with its ``W``, which
+    sets ``W_`` (zero rows for the constant features), ``objective_history_``, ``n_iter_``
+    and ``converged_``, and returns the scores (``-inf`` for the constant features).
+    """
+
+    higher_is_better = True
+    reported_attributes = (*FeatureRanker.reported_attributes, "converged_")
+    stored_arrays = ("W_",)
+
+    def _embedded_scores(self, W, history, converged):
+        keep = ~self.constant_mask_
+        self.W_ = np.zeros((keep.size, W.shape[1]))
+        self.W_[keep] = W
+        self.objective_history_ = history
+        self.n_iter_ = len(history)
+        self.converged_ = converged
+        scores = np.full(keep.size, -np.inf)
+        scores[keep] = np.sqrt(row_norms_sq(W))
+        return scores
 
 
 def row_norms_sq(W):

@@ -11,7 +11,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ..cluster.affinity import check_n_clusters
 from ..cluster.llc import discretize
 from ..graphs import BANDWIDTH_RULES, knn_graph, laplacian, smallest_eigenvectors
-from ._sparse_learning import WeightedRidge, l21_eps, reweighting, row_norms_sq, smoothed_l21
+from ._sparse_learning import (EmbeddedRanker, WeightedRidge, l21_eps, reweighting,
+                               smoothed_l21)
 from .base import FeatureRanker, IntInterval
 
 log = logging.getLogger(__name__)
@@ -36,7 +37,7 @@ def spectral_start(L, n_clusters, rng, offset=0.2):
     return F + offset
 
 
-class NDFS(FeatureRanker):
+class NDFS(EmbeddedRanker):
     """NDFS: a nonnegative spectral clustering indicator ``F`` and the l2,1-sparse regression
     ``W`` that predicts it from the features, learned jointly.
 
@@ -138,9 +139,7 @@ class NDFS(FeatureRanker):
     np.int64(2)
     """
 
-    higher_is_better = True
-    reported_attributes = (*FeatureRanker.reported_attributes, "converged_")
-    stored_arrays = ("W_", "F_")
+    stored_arrays = (*EmbeddedRanker.stored_arrays, "F_")
 
     _parameter_constraints: dict = {
         **FeatureRanker._parameter_constraints,
@@ -178,9 +177,8 @@ class NDFS(FeatureRanker):
         self.random_state = random_state
 
     def _score(self, X, rng):
-        n, D = X.shape
-        keep = ~self.constant_mask_
-        Xk = X[:, keep]
+        n = X.shape[0]
+        Xk = X[:, ~self.constant_mask_]
         c = int(self.n_clusters)
         check_n_clusters(c, n)
         graph, self.t_ = knn_graph(Xk, n_neighbors=min(self.n_neighbors, n - 1), t=self.t,
@@ -197,16 +195,9 @@ class NDFS(FeatureRanker):
             Xk, L, F, self.alpha, self.beta, self.gamma, self.f_step, self.normalize_F,
             self.max_iter, self.tol)
         self.F_ = F
-        self.W_ = np.zeros((D, c))
-        self.W_[keep] = W
-        self.objective_history_ = history
-        self.n_iter_ = len(history)
-        self.converged_ = converged
-        log.info("NDFS: %d iterations, J = %.6g, converged %s", self.n_iter_, history[-1],
+        log.info("NDFS: %d iterations, J = %.6g, converged %s", len(history), history[-1],
                  converged)
-        scores = np.full(D, -np.inf)
-        scores[keep] = np.sqrt(row_norms_sq(W))
-        return scores
+        return self._embedded_scores(W, history, converged)
 
 
 def ndfs_objective(L, F, W, residual, alpha, beta, gamma, eps):

@@ -11,9 +11,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..cluster.affinity import check_n_clusters
 from ..graphs import squared_distances
-from ._sparse_learning import (INIT_D, GraphQuadratic, initial_weights, l21_eps,
-                               null_space_start, penalized_smallest_eigenvectors, reweighting,
-                               row_norms_sq, smoothed_l21)
+from ._sparse_learning import (INIT_D, EmbeddedRanker, GraphQuadratic, initial_weights,
+                               l21_eps, null_space_start, penalized_smallest_eigenvectors,
+                               reweighting, smoothed_l21)
 from .base import FeatureRanker, IntInterval
 
 log = logging.getLogger(__name__)
@@ -76,7 +76,7 @@ def local_discriminative_laplacian(X, n_neighbors, lam):
     return sp.csr_matrix(0.5 * (L + L.T))
 
 
-class UDFS(FeatureRanker):
+class UDFS(EmbeddedRanker):
     """UDFS: the projection ``W`` that best preserves the local discriminative structure.
 
     Solves ``min_W tr(W^T M W) + gamma ||W||_{2,1}`` s.t. ``W^T W = I_c``, with
@@ -154,10 +154,7 @@ class UDFS(FeatureRanker):
     [2, 4]
     """
 
-    higher_is_better = True
-    reported_attributes = (*FeatureRanker.reported_attributes, "converged_",
-                           "degenerate_start_", "init_D_")
-    stored_arrays = ("W_",)
+    reported_attributes = (*EmbeddedRanker.reported_attributes, "degenerate_start_", "init_D_")
 
     _parameter_constraints: dict = {
         **FeatureRanker._parameter_constraints,
@@ -185,9 +182,8 @@ class UDFS(FeatureRanker):
         self.random_state = random_state
 
     def _score(self, X, rng):
-        n, D = X.shape
-        keep = ~self.constant_mask_
-        Xk = X[:, keep]
+        n = X.shape[0]
+        Xk = X[:, ~self.constant_mask_]
         d = Xk.shape[1]
         check_n_clusters(self.n_clusters, n)
         # c orthonormal columns in d dimensions: with c >= d every feature would get norm 1
@@ -196,18 +192,11 @@ class UDFS(FeatureRanker):
         quadratic = GraphQuadratic(Xk, L)
         W, history, converged, degenerate = fit_udfs(
             quadratic, c, self.gamma, self.init_D, self.max_iter, self.tol, rng)
-        self.W_ = np.zeros((D, c))
-        self.W_[keep] = W
-        self.objective_history_ = history
-        self.n_iter_ = len(history)
-        self.converged_ = converged
         self.degenerate_start_ = degenerate
         self.init_D_ = self.init_D
         log.info("UDFS: %d iterations, J = %.6g, converged %s, degenerate start %s",
-                 self.n_iter_, history[-1], converged, degenerate)
-        scores = np.full(D, -np.inf)
-        scores[keep] = np.sqrt(row_norms_sq(W))
-        return scores
+                 len(history), history[-1], converged, degenerate)
+        return self._embedded_scores(W, history, converged)
 
 
 def fit_udfs(quadratic, n_components, gamma, init_D, max_iter, tol, random_state):
