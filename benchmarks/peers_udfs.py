@@ -11,13 +11,15 @@ Usage: python benchmarks/peers_udfs.py [--repeats 7] [--peer-repeats 7] [--no-oc
    * ``skfeature``: scikit-feature's ``udfs`` (pip ``skfeature-chappers``) against our
      shared math (:mod:`fsclust.rankers._sparse_learning`) run on scikit-feature's own ``L``
      (its selector bug and ``lambda = gamma``), its guard ``max(||w||, 1e-16)`` and its stop
-     ``|dJ| < 1e-3``: what this shows is that the bug, and nothing else, separates the two;
+     ``|dJ| < 1e-3``: what this shows is that the bug, and nothing else, separates the two.
+     Its ``L`` has rank ``<= k + 1``, which makes the first step degenerate on any data with
+     ``d > k + 1 + c``: this row uses the first ``k + 1 = 6`` columns and ``c = 2``;
    * ``fsasl``: FSASL's ``LocalDisAna`` + ``fs_unsup_udfs`` under GNU Octave (its repository
      copied to a temporary directory by ``--fsasl DIR``, never into ours) against our ``L``
      (:func:`~fsclust.rankers.udfs.local_discriminative_laplacian`) and the same eigen-step,
      with its 20 iterations and guard ``sqrt(||w||^2 + 2.2e-16)``;
-   * ``defaults``: ``UDFS()`` against ``udfs()`` at both sides' defaults on the whole data
-     (expected to disagree: the bug, and the degenerate start).
+   * ``defaults``: ``UDFS()`` against ``udfs()`` at both sides' defaults on warpAR10P and
+     TOX-171 (with the timing, 3.; expected to disagree: the bug, and the degenerate start).
 
 2. The bug, on warpAR10P's first 100 columns: scikit-feature's ``construct_M`` fills its
    selector ``S_i`` from rows ``0..k`` of the neighbour table for every ``i``, so its ``L`` has
@@ -150,13 +152,15 @@ def fsasl_guard(W):
     return norms, 2.0 * norms
 
 
-def run_octave(fsasl, script, inputs):
-    """Run ``script`` under ``octave-cli`` with FSASL on the path and ``inputs`` saved in
-    ``in.mat``; returns the variables the script saves in ``out.mat``."""
+def run_octave(fsasl, script, inputs, outputs=("scores", "seconds"), path=()):
+    """Run ``script`` under ``octave-cli`` with FSASL (then ``path``, searched first) on
+    the path and ``inputs`` loaded; returns the variables named in ``outputs``."""
     with tempfile.TemporaryDirectory() as tmp:
         scipy.io.savemat(Path(tmp) / "in.mat", inputs)
-        code = (f"addpath('{fsasl}'); load('{tmp}/in.mat'); {script} "
-                f"save('-v7', '{tmp}/out.mat', 'scores', 'seconds');")
+        names = ", ".join(f"'{name}'" for name in outputs)
+        dirs = "".join(f"addpath('{d}'); " for d in (fsasl, *path))
+        code = (f"{dirs}load('{tmp}/in.mat'); {script} "
+                f"save('-v7', '{tmp}/out.mat', {names});")
         subprocess.run(["nice", "octave-cli", "--no-gui", "--eval", code], check=True,
                        capture_output=True, text=True)
         return scipy.io.loadmat(Path(tmp) / "out.mat")
@@ -167,17 +171,22 @@ def recipes(fsasl, k=5, c=5):
     from skfeature.function.sparse_learning_based.UDFS import udfs
 
     rows = []
-    X = load("warpAR10P")[:, :100]
+    # scikit-feature's L has rank <= k + 1 (4 here), so its M + gamma I has a null space of
+    # dimension >= d - k - 1 at the first step, and the first W is unique only when that
+    # dimension is at most c: d = k + 1 = 6, c = 2 (at d = 8 it is 3)
+    c_skf = 2
+    X = load("warpAR10P")[:, :k + 1]
     gamma_skf = 0.1
-    theirs = np.sqrt(row_norms_sq(udfs(X, gamma=gamma_skf, k=k, n_clusters=c, mode="raw")))
+    theirs = np.sqrt(row_norms_sq(udfs(X, gamma=gamma_skf, k=k, n_clusters=c_skf, mode="raw")))
     ours = reweighted_eigen_iteration(
-        GraphQuadratic(X, skfeature_laplacian(X, k, gamma_skf)), c, gamma_skf,
+        GraphQuadratic(X, skfeature_laplacian(X, k, gamma_skf)), c_skf, gamma_skf,
         skfeature_guard, 1000, stop=lambda a, b: abs(a - b) < 1e-3)
-    rows.append({"recipe": "skfeature", "data": "warpAR10P[:, :100]",
-                 **agreement(ours, theirs)})
-    correct = UDFS(n_clusters=c, n_neighbors=k, lam=gamma_skf, gamma=gamma_skf).fit(X).scores_
-    rows.append({"recipe": "skfeature vs the paper's L", "data": "warpAR10P[:, :100]",
-                 **agreement(correct, theirs)})
+    data = f"warpAR10P[:, :{X.shape[1]}], c = {c_skf}"
+    rows.append({"recipe": "skfeature", "data": data, **agreement(ours, theirs)})
+    correct = UDFS(n_clusters=c_skf, n_neighbors=k, lam=gamma_skf, gamma=gamma_skf).fit(X)
+    rows.append({"recipe": "skfeature vs the paper's L", "data": data,
+                 **agreement(correct.scores_, theirs)})
+    X = load("warpAR10P")[:, :100]
     if fsasl:
         lam, gamma = 1000.0, 1.0
         out = run_octave(fsasl, (
@@ -189,11 +198,6 @@ def recipes(fsasl, k=5, c=5):
             fsasl_guard, 20)
         rows.append({"recipe": "fsasl (Octave)", "data": "warpAR10P[:, :100]",
                      **agreement(ours, out["scores"].ravel())})
-    for name in DATASETS:
-        X = load(name)
-        theirs = np.sqrt(row_norms_sq(udfs(X, n_clusters=c, mode="raw")))
-        ours = UDFS(n_clusters=c, random_state=0).fit(X).scores_
-        rows.append({"recipe": "defaults", "data": name, **agreement(ours, theirs)})
     return pd.DataFrame(rows)
 
 
@@ -212,17 +216,27 @@ def selector_bug(k=5, gamma=0.1):
 
 
 def timing(repeats, peer_repeats, c=5):
-    """Section 3: X -> scores at both sides' defaults, and our peak memory."""
+    """Section 3: X -> scores at both sides' defaults and our peak memory, with the
+    ``defaults`` rows of the agreement table (from the last runs)."""
     from skfeature.function.sparse_learning_based.UDFS import udfs
 
-    rows = []
+    rows, agree = [], []
     for name in DATASETS:
         X = load(name)
-        times = alternate(lambda: UDFS(n_clusters=c, random_state=0).fit(X),
-                          lambda: udfs(X, n_clusters=c, mode="raw"), repeats, peer_repeats)
+        result = {}
+
+        def ours():
+            result["ours"] = UDFS(n_clusters=c, random_state=0).fit(X).scores_
+
+        def theirs():
+            result["theirs"] = np.sqrt(row_norms_sq(udfs(X, n_clusters=c, mode="raw")))
+
+        times = alternate(ours, theirs, repeats, peer_repeats)
+        agree.append({"recipe": "defaults", "data": name,
+                      **agreement(result["ours"], result["theirs"])})
         ratio = statistics.median(times["theirs"]) / statistics.median(times["ours"])
         with threadpool_limits(1):
-            mb = peak_mb(lambda: UDFS(n_clusters=c, random_state=0).fit(X))
+            mb = peak_mb(ours)
         rows.append({"data": name, "n x d": f"{X.shape[0]} x {X.shape[1]}",
                      "ours_s": summary(times["ours"]), "skfeature_s": summary(times["theirs"]),
                      "speedup": round(ratio, 1), "ours_peak_MB": round(mb, 1)})
@@ -234,7 +248,7 @@ def timing(repeats, peer_repeats, c=5):
     rows.append({"data": "N(0,1)", "n x d": "200 x 20000", "ours_s": f"{seconds:.3g} (x1, traced)",
                  "skfeature_s": "not run (d x d eigh, 3.2 GB)", "speedup": None,
                  "ours_peak_MB": round(mb, 1)})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows), pd.DataFrame(agree)
 
 
 def main(argv=None):
@@ -250,7 +264,8 @@ def main(argv=None):
     pd.set_option("display.width", 200)
     tables = {"agreement": recipes(args.fsasl), "selector bug": selector_bug()}
     if not args.no_timing:
-        tables["timing"] = timing(args.repeats, args.peer_repeats)
+        tables["timing"], defaults = timing(args.repeats, args.peer_repeats)
+        tables["agreement"] = pd.concat([tables["agreement"], defaults], ignore_index=True)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(out, "w") as fh:
