@@ -1,7 +1,7 @@
 """UDFS side by side with its reference implementations: agreement, a reference bug, speed.
 
-Usage: python benchmarks/peers_udfs.py [--repeats 7] [--peer-repeats 7] [--no-octave]
-                                       [--no-timing] [--out TSV]
+Usage: python benchmarks/peers_udfs.py [--repeats 7] [--peer-repeats 7] [--fsasl DIR]
+                                       [--no-timing] [--datasets NAME ...] [--out TSV]
 
 1. Agreement of scores (Spearman correlation, overlap of the top 100, largest relative
    difference) under each reproduction recipe, on data with ``d < n - 1`` (the first 100
@@ -215,13 +215,13 @@ def selector_bug(k=5, gamma=0.1):
     return pd.DataFrame(rows)
 
 
-def timing(repeats, peer_repeats, c=5):
+def timing(repeats, peer_repeats, datasets=(*DATASETS, "wide"), c=5):
     """Section 3: X -> scores at both sides' defaults and our peak memory, with the
     ``defaults`` rows of the agreement table (from the last runs)."""
     from skfeature.function.sparse_learning_based.UDFS import udfs
 
     rows, agree = [], []
-    for name in DATASETS:
+    for name in [name for name in datasets if name in DATASETS]:
         X = load(name)
         result = {}
 
@@ -240,6 +240,8 @@ def timing(repeats, peer_repeats, c=5):
         rows.append({"data": name, "n x d": f"{X.shape[0]} x {X.shape[1]}",
                      "ours_s": summary(times["ours"]), "skfeature_s": summary(times["theirs"]),
                      "speedup": round(ratio, 1), "ours_peak_MB": round(mb, 1)})
+    if "wide" not in datasets:
+        return pd.DataFrame(rows), pd.DataFrame(agree)
     X = np.random.RandomState(0).randn(200, 20000)
     with threadpool_limits(1):
         t0 = time.perf_counter()
@@ -259,12 +261,15 @@ def main(argv=None):
     parser.add_argument("--fsasl", default=None,
                         help="a directory holding FSASL's .m files (none: no Octave row)")
     parser.add_argument("--no-timing", action="store_true")
+    parser.add_argument("--datasets", nargs="+", default=[*DATASETS, "wide"],
+                        choices=[*DATASETS, "wide"],
+                        help="the timed sets; wide: our time and memory on 200 x 20000")
     parser.add_argument("--out", default=str(REPO / "results" / "benchmarks" / "peers_udfs.tsv"))
     args = parser.parse_args(argv)
     pd.set_option("display.width", 200)
     tables = {"agreement": recipes(args.fsasl), "selector bug": selector_bug()}
     if not args.no_timing:
-        tables["timing"], defaults = timing(args.repeats, args.peer_repeats)
+        tables["timing"], defaults = timing(args.repeats, args.peer_repeats, args.datasets)
         tables["agreement"] = pd.concat([tables["agreement"], defaults], ignore_index=True)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
