@@ -57,7 +57,8 @@ class NDFS(EmbeddedRanker):
     beta : float, default=1.0
         Weight of the l2,1 norm inside the regression term.
     gamma : float, default=1e8
-        Penalty weight of ``F^T F = I``; large, as in the paper ("a large enough constant").
+        Penalty weight of ``F^T F = I``; large, so that ``F`` stays near orthonormal
+        (FSASL's value).
     n_neighbors : int, default=5
         ``k`` of the kNN graph.
     t : float or None, default=None
@@ -69,8 +70,9 @@ class NDFS(EmbeddedRanker):
         ``F <- F * (gamma F) / (M F + gamma F F^T F)``. ``"sqrt"``: the square-root rule on
         the positive and negative parts of ``M = M+ - M-``,
         ``F <- F * sqrt((M- F + gamma F) / (M+ F + gamma F F^T F))`` (the form of Ding et al.'s
-        rules for orthogonal and semi-NMF), which decreases the objective where the paper's
-        rule need not (see Notes); it forms the ``n x n`` matrix ``M``.
+        rules for orthogonal and semi-NMF). It never increased the objective in our tests,
+        where the paper's rule does (see Notes; we give no proof); it forms the ``n x n``
+        matrix ``M``.
     normalize_F : bool, default=True
         Scale each column of ``F`` to unit norm after each F-step, as the authors' code
         (FSASL) and scikit-feature do. It is not a descent step.
@@ -126,7 +128,9 @@ class NDFS(EmbeddedRanker):
     ----------
     Li, Yang, Liu, Zhou & Lu (2012), "Unsupervised Feature Selection Using Nonnegative
     Spectral Analysis", AAAI, pp. 1026-1032 (the objective and the multiplicative update;
-    equation numbers not verified); Nie, Huang, Cai & Ding (2010), NIPS (the reweighting).
+    equation numbers not verified); Nie, Huang, Cai & Ding (2010), NIPS (the reweighting);
+    Ding, Li & Jordan (2010), "Convex and semi-nonnegative matrix factorizations", IEEE TPAMI
+    32(1) (square-root rules on the positive and negative parts of a matrix).
 
     Examples
     --------
