@@ -12,10 +12,12 @@ from .kpkmeans import KPKMeans
 from .llcfs import LLCFS
 from .laplacian import LaplacianScore, LaplacianScoreLargestFirst, laplacian_score
 from .mcfs import MCFS
+from .ndfs import NDFS
 from .pca import PCARanking
 from .qalpha import QAlpha
 from .random_order import RandomRanking
 from .spec import SPEC
+from .udfs import UDFS
 from .uff import UFF
 from .variance import VarianceScore
 
@@ -27,7 +29,9 @@ __all__ = [
     "FRMV",
     "GHA",
     "MCFS",
+    "NDFS",
     "SPEC",
+    "UDFS",
     "UFF",
     "FeatureRanker",
     "KPKMeans",
