@@ -63,6 +63,10 @@ RANKERS = {
     "inffs": Entry("fsclust.rankers.inffs:InfFS"),
     # Qian & Zhai 2013: robust (l2,1) orthogonal NMF labels and l2,1 regression, jointly
     "rufs": Entry("fsclust.rankers.rufs:RUFS", test_params={"n_clusters": 2, "max_iter": 3}),
+    # Yang et al. 2011: l2,1-regularised local discriminative projection
+    "udfs": Entry("fsclust.rankers.udfs:UDFS", test_params={"n_clusters": 2}),
+    # Li et al. 2012: nonnegative spectral indicator and l2,1-sparse regression, jointly
+    "ndfs": Entry("fsclust.rankers.ndfs:NDFS", test_params={"n_clusters": 2, "max_iter": 20}),
 }
 
 CLUSTERERS = {

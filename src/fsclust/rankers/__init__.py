@@ -26,11 +26,13 @@ _EXPORTS = {
     "LaplacianScoreLargestFirst": "laplacian",
     "laplacian_score": "laplacian",
     "MCFS": "mcfs",
+    "NDFS": "ndfs",
     "PCARanking": "pca",
     "QAlpha": "qalpha",
     "RUFS": "rufs",
     "RandomRanking": "random_order",
     "SPEC": "spec",
+    "UDFS": "udfs",
     "UFF": "uff",
     "VarianceScore": "variance",
 }
