@@ -86,10 +86,10 @@ def commands(paths, out):
         ("dyrskjot", "the class row", ["select", "--input", d, "--features-in-rows",
                                        "--label-column", "", "--method", "laplacian",
                                        "--n-features", "50", "--output-dir", f"{o}/d"]),
-        ("dyrskjot", "logged, labels kept to score only", [
+        ("dyrskjot", "logged; K searched, the labels only score it", [
             "select", "--input", d, "--features-in-rows", "--label-column", "", "--log10",
             "--floor", "20", "--standardize", "--method", "laplacian", "--n-features", "50",
-            "--n-clusters", "auto", "--output-dir", f"{o}/d"]),
+            "--n-clusters", "search", "--output-dir", f"{o}/d"]),
         ("gordon", "GEO series matrix", ["select", "--input", g, "--method", "laplacian",
                                          "--output-dir", f"{o}/g"]),
         ("gordon", "three methods, m and K searched", [

@@ -240,6 +240,20 @@ def test_k_and_where_it_came_from_are_printed_and_recorded(extra, source, words,
     assert f"K = {summary['n_clusters']} clusters" in err and words in err
 
 
+def test_n_clusters_search_estimates_k_even_with_labels_which_then_only_score(tmp_path):
+    path = tmp_path / "labelled.tsv"
+    frame, y = _frame()
+    frame.assign(group=[f"g{v}" for v in y]).to_csv(path, sep="\t", index_label="sample")
+    code, _, err = _select(path, tmp_path / "out", "--label-column", "group", "--n-features",
+                           "4", "--n-clusters", "search")
+    assert code == 0, err
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["k_source"] == "selector" and "K estimated by the selector" in err
+    assert {"acc", "nmi", "ari"} <= set(summary)  # the labels score the estimate
+    code, _, err = _select(path, tmp_path / "out", "--n-clusters", "several")
+    _one_line_error(code, err, "auto or search or an integer")
+
+
 def test_rank_prints_the_k_it_used(samples_in_rows):
     code, _, err = _run(["rank", "--method", "mcfs", "--input", str(samples_in_rows),
                          "--output", "-"])

@@ -308,13 +308,13 @@ def _n_clusters(n_clusters, matrix, size, subsample):
     """K and where it comes from (one of :data:`K_SOURCES`), checked against the subsample."""
     n = matrix.X.shape[0]
     where = f"subsample={subsample} of {n} samples"
-    if n_clusters != "auto":
+    if n_clusters not in ("auto", "search"):
         if not 2 <= n_clusters < size:
             raise ValueError(f"n_clusters={n_clusters} is out of range: the number of clusters "
                              f"must be between 2 and the subsample size minus one ({size - 1}: "
                              f"{where})")
         return n_clusters, "given"
-    if matrix.y is None:
+    if matrix.y is None or n_clusters == "search":
         return "auto", "selector"
     k = int(np.unique(matrix.y).size)
     if not 2 <= k < size:
@@ -601,10 +601,11 @@ def select(X, method="laplacian", *, n_features="auto", n_clusters="auto", label
     n_features : "auto" or int, default="auto"
         The number of features to keep, between 1 and the number of non-constant features;
         "auto": chosen by the selector's criterion.
-    n_clusters : "auto" or int, default="auto"
+    n_clusters : "auto", "search" or int, default="auto"
         K, between 2 and the subsample size minus one. "auto": the number of classes of the
-        labels when they are given, else the selector's estimate; ``summary["k_source"]``
-        says which.
+        labels when they are given, else the selector's estimate; "search": the selector's
+        estimate even with labels (which then only score it: how well is K found without
+        them?); ``summary["k_source"]`` says which.
     labels : array-like of shape (n_samples,), default=None
         Class labels, never used to choose the features: they set K when ``n_clusters`` is
         "auto" and score the clustering (``summary``'s ``acc``, ``nmi``, ``ari``).
@@ -638,10 +639,12 @@ def select(X, method="laplacian", *, n_features="auto", n_clusters="auto", label
     names = resolve_methods(method)
     params = _method_params(names, method_params)
     options = _selector_options(selector_options)
-    for name, value, low in (("n_features", n_features, 1), ("n_clusters", n_clusters, 2)):
-        if value != "auto" and (not isinstance(value, Integral) or isinstance(value, bool)
-                                or value < low):
-            raise ValueError(f"{name}={value!r}: give 'auto' or an integer of at least {low}")
+    for name, value, low, words in (("n_features", n_features, 1, ("auto",)),
+                                    ("n_clusters", n_clusters, 2, ("auto", "search"))):
+        if value not in words and (not isinstance(value, Integral) or isinstance(value, bool)
+                                   or value < low):
+            raise ValueError(f"{name}={value!r}: give {' or '.join(map(repr, words))} or an "
+                             f"integer of at least {low}")
     if random_state is not None and (not isinstance(random_state, Integral)
                                      or isinstance(random_state, bool)):
         raise ValueError(f"random_state={random_state!r}: give an integer seed (or None), so "
@@ -649,7 +652,7 @@ def select(X, method="laplacian", *, n_features="auto", n_clusters="auto", label
     if n_jobs == 0:
         raise ValueError("n_jobs=0: give a number of parallel jobs (-1: all cores)")
     n_features = n_features if n_features == "auto" else int(n_features)
-    n_clusters = n_clusters if n_clusters == "auto" else int(n_clusters)
+    n_clusters = n_clusters if n_clusters in ("auto", "search") else int(n_clusters)
     random_state = None if random_state is None else int(random_state)
 
     matrix = _user_matrix(X, labels, label_column)

@@ -396,14 +396,16 @@ _SELECTOR_DEFAULTS = ("n_features", "n_clusters", "criterion", "rule", "n_resamp
                       "subsample")
 
 
-def _auto_or_int(text):
-    """``auto`` or an integer (its range is checked against the data)."""
-    if text == "auto":
+def _auto_or_int(text, words=("auto",)):
+    """``auto`` (or another of ``words``) or an integer (its range is checked against the
+    data)."""
+    if text in words:
         return text
     try:
         return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expects auto or an integer, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expects {' or '.join(words)} or an integer, got "
+                                         f"{text!r}") from None
 
 
 def _positive_int(text):
@@ -470,7 +472,7 @@ def _fit_each(matrix, names, args, options, params, log):
     from fsclust.selection import LabelFreeSelector
 
     n_resamples = options.get("n_resamples", LabelFreeSelector().n_resamples)
-    searched = (args.n_features in (None, "auto")
+    searched = (args.n_features in (None, "auto") or args.n_clusters == "search"
                 or (args.n_clusters in (None, "auto") and matrix.y is None))
     # with m and K given nothing is resampled: one fit
     what = f"{n_resamples} subsamples" if searched else "the method"
@@ -825,10 +827,13 @@ def build_parser():
     select.add_argument("--n-features", type=_auto_or_int, metavar="auto|M",
                         help="number of features to keep, 1..d; an integer skips the search for "
                              "m (default: %(default)s)")
-    select.add_argument("--n-clusters", type=_auto_or_int, metavar="auto|K",
+    select.add_argument("--n-clusters", type=lambda text: _auto_or_int(text, ("auto", "search")),
+                        metavar="auto|search|K",
                         help="number of clusters, from 2 to the subsample size minus one; an "
                              "integer skips the search for K (default: %(default)s: the number "
-                             "of classes of --label-column, else the selector's estimate)")
+                             "of classes of --label-column, else the selector's estimate; "
+                             "search: the selector's estimate even with --label-column, which "
+                             "then only scores it)")
     select.add_argument("--criterion", metavar="stability|lange|pac|silhouette|excess",
                         help="what chooses (m, K): stability of the clusterings of subsamples "
                              "against random labellings (adjusted Rand index, or Lange et al.'s "
