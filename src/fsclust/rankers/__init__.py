@@ -19,6 +19,7 @@ _EXPORTS = {
     "FRMV": "frmv",
     "GHA": "gha",
     "InfFS": "inffs",
+    "JELSR": "jelsr",
     "KernelWeightingClustering": "kernel_weighting",
     "KPKMeans": "kpkmeans",
     "LLCFS": "llcfs",
