@@ -32,6 +32,7 @@ _EXPORTS = {
     "QAlpha": "qalpha",
     "RUFS": "rufs",
     "RandomRanking": "random_order",
+    "SOGFS": "sogfs",
     "SPEC": "spec",
     "UDFS": "udfs",
     "UFF": "uff",
