@@ -4,7 +4,9 @@ Usage: python benchmarks/peers_jelsr.py --fsasl DIR [--repeats 7] [--peer-repeat
                                         [--hou-repeats 1] [--out TSV]
 
 FSASL (``csliangdu/FSASL``, fetched for comparison only, never copied into this repository)
-runs under GNU Octave (``octave-cli``) from ``--fsasl DIR``.
+runs under GNU Octave (``octave-cli``) from ``--fsasl DIR``. Run the script with
+``OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1`` so that Octave, which inherits the environment,
+uses one BLAS thread too.
 
 1. Agreement of scores (Spearman correlation, overlap of the top 100, largest relative
    difference on the scale of the largest score), alpha = beta = 1, k = 5, m = the number of
@@ -135,7 +137,7 @@ def timing(fsasl, repeats, peer_repeats, hou_repeats):
                     t0 = time.perf_counter()
                     model.fit(X)
                     mine.append(time.perf_counter() - t0)
-            if r < peer_repeats:  # run_octave sets no thread limit: ask for one
+            if r < peer_repeats:  # Octave inherits OMP_NUM_THREADS=1 (see the docstring)
                 theirs.append(liang(fsasl, X, c)[1])
         for _ in range(hou_repeats):
             houtimes.append(hou(fsasl, X - X.mean(0), c, lle_weights(X, K))[1])
