@@ -181,6 +181,10 @@ class SOGFS(EmbeddedRanker):
     with ``eps = 1e-12 max(1, max ||w^j||^2)``; ``M`` is not formed when ``d > n``
     (:class:`~fsclust.rankers._sparse_learning.GraphQuadratic`; the reference runs a full
     ``d x d`` ``eig`` in every inner step); the F-step takes ``c + 1`` eigenpairs, not all.
+    Solver dependence: the scores use ``W`` only through ``W W^T`` and ``F`` only through
+    ``F F^T`` (distances), so eigenvector signs and rotations do not reach them; but when the
+    graph has more than ``c`` components the ``c`` smallest eigenvectors of ``L_S`` are not
+    unique (as in the reference), and the first ``F`` then depends on the eigensolver.
 
     References
     ----------
