@@ -46,6 +46,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import scipy.io
+from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from peers_udfs import (DATASETS, MIRROR, REPO, agreement, load, peak_mb,  # noqa: E402
@@ -130,7 +131,6 @@ def timing(fsasl, repeats, peer_repeats, hou_repeats):
         X, c = load(name), n_classes(name)
         model = JELSR(n_clusters=c)
         mine, theirs, houtimes = [], [], []
-        from threadpoolctl import threadpool_limits
         for r in range(max(repeats, peer_repeats)):
             if r < repeats:
                 with threadpool_limits(1):
@@ -149,9 +149,11 @@ def timing(fsasl, repeats, peer_repeats, hou_repeats):
                        hou_ratio=float(np.median(houtimes) / np.median(mine)))
         rows.append(row)
     X = load("TOX-171")
-    rows.append({"data": "peak MB, TOX-171", "ours_s": f"{peak_mb(lambda: JELSR(n_clusters=4).fit(X)):.0f}"})
+    rows.append({"data": "peak MB, TOX-171",
+                 "ours_s": f"{peak_mb(lambda: JELSR(n_clusters=4).fit(X)):.0f}"})
     wide = np.random.RandomState(0).randn(200, 20000)
-    rows.append({"data": "peak MB, 200 x 20000", "ours_s": f"{peak_mb(lambda: JELSR().fit(wide)):.0f}"})
+    rows.append({"data": "peak MB, 200 x 20000",
+                 "ours_s": f"{peak_mb(lambda: JELSR().fit(wide)):.0f}"})
     return rows
 
 

@@ -8,7 +8,7 @@ import pytest
 from scipy.sparse.csgraph import connected_components
 from sklearn.datasets import make_blobs
 
-from _embedded import blobs_with_noise, objective_never_increases
+from _embedded import blobs_with_noise
 from fsclust.rankers._sparse_learning import GraphQuadratic, reweighting
 from fsclust.rankers.sogfs import (SOGFS, adaptive_neighbours, can_graph,
                                    project_rows_to_simplex, unit_norm_columns)
@@ -67,8 +67,10 @@ def _literal_sogfs(X, c, m, gamma, k, n_outer, compat):
                 eps = EPS if compat == "auto" else 1e-12 * max(1.0, norms2.max())
             D = 1.0 / (2.0 * np.sqrt(norms2 + eps))
             J.append(np.trace(W.T @ M @ W) + gamma * np.sum(np.sqrt(norms2 + eps)))
-            if len(J) > 1 and abs(J[-1] - J[-2]) <= (1e-6 if compat == "auto" else 1e-8 * abs(J[-2])):
-                break
+            if len(J) > 1:
+                stop = 1e-6 if compat == "auto" else 1e-8 * abs(J[-2])  # absolute / relative
+                if abs(J[-1] - J[-2]) <= stop:
+                    break
         return W
 
     D2 = dist(X)

@@ -311,4 +311,5 @@ def _objective(X, S, L, W, F, r, gamma, lam):
     XW = X @ W
     eps = 1e-12 * max(1.0, float(np.max(np.einsum("ij,ij->i", W, W))))
     return (2.0 * float(np.einsum("ij,ij->", XW, L @ XW)) + r * float(S.multiply(S).sum())
-            + 2.0 * gamma * smoothed_l21(W, eps) + 2.0 * lam * float(np.einsum("ij,ij->", F, L @ F)))
+            + 2.0 * gamma * smoothed_l21(W, eps)
+            + 2.0 * lam * float(np.einsum("ij,ij->", F, L @ F)))
