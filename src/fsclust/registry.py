@@ -67,6 +67,11 @@ RANKERS = {
     "udfs": Entry("fsclust.rankers.udfs:UDFS", test_params={"n_clusters": 2}),
     # Li et al. 2012: nonnegative spectral indicator and l2,1-sparse regression, jointly
     "ndfs": Entry("fsclust.rankers.ndfs:NDFS", test_params={"n_clusters": 2, "max_iter": 20}),
+    # Hou et al. 2011/2014: LLE embedding and l2,1-sparse regression, jointly
+    "jelsr": Entry("fsclust.rankers.jelsr:JELSR", test_params={"n_clusters": 2, "max_iter": 10}),
+    # Nie et al. 2016: projection and an adaptive graph with exactly c components, jointly
+    "sogfs": Entry("fsclust.rankers.sogfs:SOGFS",
+                   test_params={"n_clusters": 2, "max_iter": 5, "inner_max_iter": 10}),
 }
 
 CLUSTERERS = {

@@ -199,18 +199,20 @@ class UDFS(EmbeddedRanker):
         return self._embedded_scores(W, history, converged)
 
 
-def fit_udfs(quadratic, n_components, gamma, init_D, max_iter, tol, random_state):
+def fit_udfs(quadratic, n_components, gamma, init_D, max_iter, tol, random_state, *,
+             eps=None, absolute_tol=False):
     """The reweighted eigen-iteration of UDFS on ``M`` (:class:`GraphQuadratic`).
 
     Also SOGFS's inner loop. Returns ``(W, objective_history, converged, degenerate_start)``;
     ``degenerate_start`` says the first ``W`` came from
     :func:`~fsclust.rankers._sparse_learning.null_space_start` (``D0 = I`` and
-    ``dim null(M) > c``).
+    ``dim null(M) > c``). ``eps`` (default: :func:`~fsclust.rankers._sparse_learning.l21_eps`
+    of the first ``W``) and ``absolute_tol`` (stop on ``|dJ| <= tol``) are for reproducing
+    a reference's guard and stop.
     """
     c = n_components
     degenerate = init_D == "identity" and quadratic.null_dim > c
     E = initial_weights(quadratic, init_D)
-    eps = None
     history = []
     converged = False
     for it in range(max_iter):
@@ -222,7 +224,8 @@ def fit_udfs(quadratic, n_components, gamma, init_D, max_iter, tol, random_state
             eps = l21_eps(W)
         history.append(quadratic.trace_form(W) + gamma * smoothed_l21(W, eps))
         E = reweighting(W, eps)
-        if it >= 1 and abs(history[-1] - history[-2]) <= tol * abs(history[-2]):
+        if it >= 1 and abs(history[-1] - history[-2]) <= tol * (
+                1.0 if absolute_tol else abs(history[-2])):
             converged = True
             break
     return W, history, converged, degenerate

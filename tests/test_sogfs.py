@@ -1,0 +1,268 @@
+"""SOGFS (Nie et al. 2016): the CAN graph, the simplex projection, the adaptive-graph outer
+loop and its UDFS-like inner loop, against a literal implementation of AutoUFSTool's code."""
+
+import time
+
+import numpy as np
+import pytest
+from scipy.sparse.csgraph import connected_components
+from sklearn.datasets import make_blobs
+
+from _embedded import blobs_with_noise
+from fsclust.rankers._sparse_learning import GraphQuadratic, reweighting
+from fsclust.rankers.sogfs import (SOGFS, adaptive_neighbours, can_graph,
+                                   project_rows_to_simplex, unit_norm_columns)
+from fsclust.rankers.udfs import neighbourhoods
+
+EPS = np.finfo(float).eps
+
+
+def _small(n=40, d=15, seed=0):
+    return np.random.RandomState(seed).randn(n, d)
+
+
+def _newton_simplex(v):
+    """AutoUFSTool's ``EProjSimplex_new``: Newton on the threshold, tolerance 1e-10."""
+    v0 = v - v.mean() + 1.0 / v.size
+    if v0.min() >= 0:
+        return v0
+    lam = 0.0
+    for _ in range(100):
+        v1 = v0 - lam
+        pos = v1 > 0
+        f = v1[pos].sum() - 1.0
+        if abs(f) <= 1e-10:
+            break
+        lam += f / pos.sum()
+    return np.maximum(v0 - lam, 0.0)
+
+
+def _literal_sogfs(X, c, m, gamma, k, n_outer, compat):
+    """AutoUFSTool's ``SOGFS.m`` with loops, dense matrices and full ``d x d`` eigh, with our
+    guard and relative inner stop (``compat=None``) or its own (``compat="auto"``)."""
+    X = X - X.mean(0)
+    X = X / np.sqrt(np.sum(X**2, axis=0) + EPS)
+    n, d = X.shape
+
+    def dist(Z):
+        return np.array([[np.sum((Z[i] - Z[j]) ** 2) for j in range(n)] for i in range(n)])
+
+    def orders(D):
+        D = D.copy()
+        np.fill_diagonal(D, -1.0)
+        return np.argsort(D, axis=1, kind="stable")
+
+    def lap(A):
+        A = (A + A.T) / 2
+        return np.diag(A.sum(1)) - A
+
+    def inner(L):
+        M = X.T @ L @ X
+        M = (M + M.T) / 2
+        D, eps, J = np.ones(d), None, []
+        for _ in range(100):
+            W = np.linalg.eigh(M + gamma * np.diag(D))[1][:, :m]
+            norms2 = np.sum(W**2, axis=1)
+            if eps is None:
+                eps = EPS if compat == "auto" else 1e-12 * max(1.0, norms2.max())
+            D = 1.0 / (2.0 * np.sqrt(norms2 + eps))
+            J.append(np.trace(W.T @ M @ W) + gamma * np.sum(np.sqrt(norms2 + eps)))
+            if len(J) > 1:
+                stop = 1e-6 if compat == "auto" else 1e-8 * abs(J[-2])  # absolute / relative
+                if abs(J[-1] - J[-2]) <= stop:
+                    break
+        return W
+
+    D2 = dist(X)
+    idx = orders(D2)
+    A, rr = np.zeros((n, n)), np.zeros(n)
+    for i in range(n):
+        di = D2[i, idx[i, 1:k + 2]]
+        rr[i] = 0.5 * (k * di[k] - di[:k].sum())
+        A[i, idx[i, 1:k + 2]] = (di[k] - di) / (k * di[k] - di[:k].sum() + EPS)
+    A[A > 10] = 1
+    r = lam = rr.mean()
+    L = lap(A)
+    F = np.linalg.eigh(L)[1][:, :c]
+    W = inner(L)
+    for it in range(1, n_outer + 1):
+        distf, distx = dist(F), dist(X @ W)
+        if it > 5:
+            idx = orders(distx)
+        A = np.zeros((n, n))
+        for i in range(n):
+            a = idx[i, 1:k + 1]
+            A[i, a] = _newton_simplex(-(distx[i, a] + lam * distf[i, a]) / (2 * r))
+        L = lap(A)
+        W = inner(L)
+        F_old = F
+        ev, V = np.linalg.eigh(L)
+        F = V[:, :c]
+        if ev[:c].sum() > 1e-9:
+            lam *= 2
+        elif ev[:c + 1].sum() < 1e-11:
+            lam /= 2
+            F = F_old
+        elif it > 1:
+            break
+    return np.sqrt(np.sum(W**2, axis=1))
+
+
+def test_can_graph_has_k_neighbours_on_the_simplex_in_closed_form():
+    X = unit_norm_columns(_small())
+    N, D2 = neighbourhoods(X, 6)
+    S, r = can_graph(D2, N)
+    S = S.toarray()
+    np.testing.assert_allclose(S.sum(1), 1.0, atol=1e-12)
+    assert np.all(S >= 0) and np.all((S > 0).sum(1) == 5)
+    # the weights minimise sum_h (d_h s_h + r_i s_h^2) on the simplex: the projection of
+    # -d / (2 r_i) over the k nearest, i.e. the S-step with lambda = 0 and each row's r_i
+    d = D2[N[:, :1], N[:, 1:6]]
+    r_i = 0.5 * (5 * D2[N[:, 0], N[:, 6]] - d.sum(1))
+    step = adaptive_neighbours(N[:, 1:6], D2, np.zeros_like(D2), 0.0, r_i[:, None]).toarray()
+    np.testing.assert_allclose(step, S, atol=1e-12)
+    assert r == pytest.approx(r_i.mean(), rel=1e-12)
+
+
+def test_simplex_projection_equals_the_newton_reference_and_is_a_projection():
+    V = np.random.RandomState(1).randn(50, 7) * 3
+    P = project_rows_to_simplex(V)
+    np.testing.assert_allclose(P, np.array([_newton_simplex(v) for v in V]), atol=1e-9)
+    np.testing.assert_allclose(P.sum(1), 1.0, atol=1e-12)
+    assert np.all(P >= 0)
+    # KKT: v - x is constant on the support and not larger off it
+    for v, x in zip(V, P):
+        on = x > 0
+        gap = v[on] - x[on]
+        np.testing.assert_allclose(gap, gap[0], atol=1e-12)
+        assert np.all(v[~on] <= gap[0] + 1e-12)
+
+
+@pytest.mark.parametrize("compat", [None, "auto"])
+@pytest.mark.parametrize("gamma", [0.1, 1.0, 10.0])
+def test_efficient_form_equals_the_literal_implementation(compat, gamma):
+    X = _small(seed=2)
+    model = SOGFS(n_clusters=3, gamma=gamma, compat=compat, max_iter=12).fit(X)
+    literal = _literal_sogfs(X, 3, 3, gamma, 5, 12, compat)
+    np.testing.assert_allclose(model.scores_, literal, rtol=1e-8, atol=1e-10 * literal.max())
+
+
+def test_rows_of_the_learned_graph_are_on_the_simplex_with_at_most_k_entries():
+    model = SOGFS(n_clusters=3, max_iter=10).fit(_small(seed=3))
+    S = model.S_.toarray()
+    np.testing.assert_allclose(S.sum(1), 1.0, atol=1e-12)
+    assert np.all(S >= 0) and np.all((S > 0).sum(1) <= 5) and np.all(np.diag(S) == 0)
+
+
+def _fixed_point_residual(X, model):
+    """UDFS 1.5 on the last W-step: ``||P W - W (W^T P W)||_F / ||P||`` with
+    ``P = M + gamma D(W)``, ``M = X^T L_S X`` of the final graph."""
+    Xs = unit_norm_columns(X)
+    A = 0.5 * (model.S_ + model.S_.T).toarray()
+    quadratic = GraphQuadratic(Xs, np.diag(A.sum(1)) - A)
+    W = model.W_
+    Dinv = reweighting(W, 1e-12)
+    PW = quadratic.matmat(W) + model.gamma * W / Dinv[:, None]
+    scale = np.max(quadratic.diagonal() + model.gamma / Dinv)
+    return np.linalg.norm(PW - W @ (W.T @ PW)) / scale
+
+
+@pytest.mark.parametrize("shape", [(40, 15), (30, 90)])
+def test_inner_loop_descends_to_an_orthonormal_fixed_point(shape):
+    X = np.random.RandomState(4).randn(*shape)
+    model = SOGFS(n_clusters=3, max_iter=8, inner_max_iter=2000, inner_tol=1e-14,
+                  random_state=0).fit(X)
+    J = np.array(model.inner_objective_history_)
+    assert np.all(J[1:] <= J[:-1] + 1e-10 * np.abs(J[:-1]))
+    np.testing.assert_allclose(model.W_.T @ model.W_, np.eye(3), atol=1e-10)
+    assert _fixed_point_residual(X, model) <= 1e-8
+    assert model.degenerate_start_ == (shape[1] >= shape[0])
+
+
+def _three_blobs():
+    informative, labels = make_blobs(n_samples=150, centers=3, n_features=4, cluster_std=0.5,
+                                     center_box=(-10, 10), random_state=0)
+    X = np.hstack([informative, np.random.RandomState(0).randn(150, 46)])
+    return (X - X.mean(0)) / X.std(0), labels
+
+
+def test_separated_blobs_give_one_component_per_blob_and_their_features_first():
+    X, labels = _three_blobs()
+    model = SOGFS(n_clusters=3).fit(X)
+    assert model.converged_
+    count, components = connected_components(model.S_, directed=False)
+    assert count == 3
+    for component in range(3):  # each component a pure blob
+        assert np.unique(labels[components == component]).size == 1
+    assert len(set(model.feature_order_[:4].tolist()) & set(range(4))) >= 3
+
+
+def test_converged_graph_has_exactly_c_components():
+    for seed in range(3):
+        model = SOGFS(n_clusters=4).fit(blobs_with_noise(45, seed=seed))
+        if model.converged_:
+            assert connected_components(model.S_, directed=False)[0] == 4
+
+
+def test_graph_step_is_invariant_to_rotations_of_F_and_W():
+    rng = np.random.RandomState(5)
+    X = unit_norm_columns(_small(seed=5))
+    W, F = np.linalg.qr(rng.randn(15, 3))[0], np.linalg.qr(rng.randn(40, 3))[0]
+    Qw, Qf = np.linalg.qr(rng.randn(3, 3))[0], np.linalg.qr(rng.randn(3, 3))[0]
+    near = neighbourhoods(X @ W, 5)[0][:, 1:]
+
+    def step(W, F):
+        Z, G = X @ W, F
+        dW = np.sum((Z[:, None] - Z[None]) ** 2, axis=2)
+        dF = np.sum((G[:, None] - G[None]) ** 2, axis=2)
+        return adaptive_neighbours(near, dW, dF, 0.7, 0.3).toarray()
+
+    np.testing.assert_allclose(step(W @ Qw, F @ Qf), step(W, F), atol=1e-12)
+
+
+def test_feature_permutation_equivariance_and_sample_permutation_invariance():
+    X = _small(seed=6)
+    rng = np.random.RandomState(7)
+    features, samples = rng.permutation(15), rng.permutation(40)
+    base = SOGFS(n_clusters=3).fit(X).scores_
+    np.testing.assert_allclose(SOGFS(n_clusters=3).fit(X[:, features]).scores_, base[features],
+                               rtol=1e-8, atol=1e-10 * base.max())
+    np.testing.assert_allclose(SOGFS(n_clusters=3).fit(X[samples]).scores_, base, rtol=1e-8,
+                               atol=1e-10 * base.max())
+
+
+def test_scale_of_a_feature_does_not_matter():
+    # the reference's preprocessing scales every feature to unit norm
+    X = _small(seed=8)
+    scaled = X * np.random.RandomState(9).uniform(0.1, 10, size=15)
+    np.testing.assert_allclose(SOGFS(n_clusters=3).fit(scaled).scores_,
+                               SOGFS(n_clusters=3).fit(X).scores_, rtol=1e-8)
+
+
+def test_constant_features_are_left_out_and_ranked_last():
+    X = _small(seed=10)
+    X[:, 4] = 3.0
+    model = SOGFS(n_clusters=3).fit(X)
+    assert model.scores_[4] == -np.inf and model.feature_order_[-1] == 4
+    np.testing.assert_allclose(model.scores_[np.arange(15) != 4],
+                               SOGFS(n_clusters=3).fit(np.delete(X, 4, axis=1)).scores_)
+
+
+def test_synthetic_recovery_at_the_defaults():
+    model = SOGFS().fit(blobs_with_noise(45))
+    assert len(set(model.feature_order_[:5].tolist()) & set(range(5))) >= 4
+    assert not model.degenerate_start_
+
+
+@pytest.mark.parametrize("init_D", ["identity", "diag_M"])
+def test_wide_data_runs_fast_and_reports_its_start(init_D):
+    # d = 2000 > n = 200: every W-step's first eigenproblem is degenerate from D = I
+    X = blobs_with_noise(1995)
+    start = time.perf_counter()
+    model = SOGFS(init_D=init_D, random_state=0).fit(X)
+    assert time.perf_counter() - start < 60
+    assert model.init_D_ == init_D
+    assert model.degenerate_start_ == (init_D == "identity")
+    J = np.array(model.inner_objective_history_)
+    assert np.all(J[1:] <= J[:-1] + 1e-10 * np.abs(J[:-1]))
+    assert np.all(np.isfinite(model.scores_))
