@@ -485,6 +485,13 @@ def peers(repeats, datasets=PEER_DATASETS, K=5, d_mcfs=50):
                 lambda: sk_mcfs.mcfs(X, n_selected_features=d_mcfs, W=sk_graph(),
                                      n_clusters=K, mode="raw"),
                 None),
+            # both sides at their own defaults (different graphs: ours the 5-NN heat kernel
+            # with Cai's bandwidth, theirs the 5-NN cosine graph with 0/1 weights; MCFS: ours
+            # Cai's lasso with the ridge, theirs LAR): the speed a user meets, not one result
+            "laplacian (defaults)": (lambda: LaplacianScore().fit(X),
+                                     lambda: sk_lap.lap_score(X), None),
+            "mcfs (defaults)": (lambda: MCFS(n_nonzero_coefs=d_mcfs).fit(X),
+                                lambda: sk_mcfs.mcfs(X, n_selected_features=d_mcfs), None),
         }
         for method, (ours_fn, theirs_fn, kind) in cases.items():
             ours_t, theirs_t = [], []
