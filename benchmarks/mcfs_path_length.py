@@ -65,6 +65,9 @@ def compare(X, c, d):
            "steps_long": int(long_.path_steps_.sum()), "steps_short": int(short.path_steps_.sum()),
            "s_long": t_long, "s_short": t_short,
            "eigenvectors_differ": len(differs),
+           # non-zeros of the point read, fewest over the eigenvectors (d: reached everywhere)
+           "cardinality_long": int(np.count_nonzero(long_.coef_, axis=0).min()),
+           "cardinality_short": int(np.count_nonzero(short.coef_, axis=0).min()),
            "max_coef_diff": float(np.max(np.abs(long_.coef_ - short.coef_))),
            "first_rank_differs": int(first[0]) + 1 if first.size else 0,
            "nonzero_scores": int(np.count_nonzero(long_.scores_))}
