@@ -22,7 +22,8 @@ the Laplacian score, SPEC (phi2) and MCFS from the data matrix to the scores, gr
 construction included, with the same graph parameters (the recipe of tests/test_skfeature.py),
 on the mirrored TOX-171 and warpPIE10P, each in C (row) and F (column) memory order; ours and
 theirs alternate in the same process, and the table says whether the rankings agree on the
-features with distinct scores.
+features with distinct scores. Two more rows time the Laplacian score and MCFS with both
+sides at their own defaults (different graphs and regressions: speed only).
 
 Writes into ``--out``: ``suite_timings.tsv``, ``suite_exponents.tsv``, ``suite_peers.tsv`` and
 ``suite_loglog_n.png``, ``suite_loglog_d.png``. ``--quick`` runs tiny sizes, one repeat, a few
