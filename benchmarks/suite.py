@@ -22,7 +22,8 @@ the Laplacian score, SPEC (phi2) and MCFS from the data matrix to the scores, gr
 construction included, with the same graph parameters (the recipe of tests/test_skfeature.py),
 on the mirrored TOX-171 and warpPIE10P, each in C (row) and F (column) memory order; ours and
 theirs alternate in the same process, and the table says whether the rankings agree on the
-features with distinct scores.
+features with distinct scores. Two more rows time the Laplacian score and MCFS with both
+sides at their own defaults (different graphs and regressions: speed only).
 
 Writes into ``--out``: ``suite_timings.tsv``, ``suite_exponents.tsv``, ``suite_peers.tsv`` and
 ``suite_loglog_n.png``, ``suite_loglog_d.png``. ``--quick`` runs tiny sizes, one repeat, a few
@@ -49,7 +50,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 from fsclust.rankers.base import distinct_features  # noqa: E402
-from fsclust.registry import make_clusterer, make_ranker  # noqa: E402
+from fsclust.registry import make_clusterer, make_ranker, method_names  # noqa: E402
 
 N_GRID = [100, 200, 400, 800, 2000]
 D_GRID = [1000, 2000, 5000, 10000, 20000]
@@ -74,6 +75,15 @@ RANKER_PARAMS = {
     "llcfs": {"max_iter": 10},
     "evsfsc": {},
     "kpkmeans": {"max_outer": 5},
+    # the peers (issue 26): UDFS at FSASL's fixed 20 reweightings; NDFS and RUFS bounded like
+    # the other iterative methods (their kernels count the iterations actually run)
+    "udfs": {"max_iter": 20},
+    "ndfs": {"max_iter": 50},
+    "rufs": {"max_iter": 5},
+    "inffs": {},
+    # join by name once registered (main() times only registered methods)
+    "jelsr": {"max_iter": 20},
+    "sogfs": {},
 }
 CLUSTERER_PARAMS = {name: {} for name in ["kmeans", "ncut", "njw", "spectral-rw",
                                           "spectral-unnormalized", "kernel_kmeans", "llc"]}
@@ -235,6 +245,19 @@ def _lloyd_flops(n, d, est):
     return int(est.n_init) * max(1, int(est.n_iter_)) * 2 * n * int(est.n_clusters) * d
 
 
+def _reweighted_products(X, est):
+    # UDFS, NDFS, JELSR, SOGFS with d > n (spec methods-peers 0.4): each reweighting of the
+    # l2,1 norm forms one n x n matrix X E X^T (NDFS's and JELSR's push-through ridge; UDFS's
+    # U^T E U with U = X^T R, r <= n - 1 columns) and factors it
+    e = np.ones(X.shape[1])
+    for _ in range(max(1, int(getattr(est, "n_iter_", 1)))):
+        (X * e) @ X.T
+
+
+def _reweighted_flops(n, d, est):
+    return max(1, int(getattr(est, "n_iter_", 1))) * 2 * n * n * d
+
+
 def _pca_axis_product(X):
     # the first principal axis from the smaller cross-product matrix (rankers/pca.py)
     return X @ X.T if X.shape[0] <= X.shape[1] else X.T @ X
@@ -256,6 +279,7 @@ KERNELS = {
     "(2 + 4c) products S X": (_evsfsc_flops, _evsfsc_products),
     "steps x (X X^T, W X)": (_kpkmeans_flops, _kpkmeans_products),
     "Lloyd iterations X C^T": (_lloyd_flops, _lloyd_products),
+    "iters x X E X^T": (_reweighted_flops, _reweighted_products),
 }
 COMPLEXITY = {  # method: (n exponent, d exponent, leading term, kernel)
     "variance": (1, 1, "n d", "column moments"),
@@ -278,6 +302,17 @@ COMPLEXITY = {  # method: (n exponent, d exponent, leading term, kernel)
     "evsfsc": (2, 1, "(2 + 4c) n^2 d products + n^3 (eigh)", "(2 + 4c) products S X"),
     "kpkmeans": (2, 1, "steps x 2 n^2 d (kernel distances, gradient) + rounds x kernel k-means",
                  "steps x (X X^T, W X)"),
+    "udfs": (2, 1, "n k^2 d (local Gram) + iters x (d r^2 + r^3 + Lanczos d r), r <= n - 1 "
+             "(d > n; dense d^3 per iteration when d <= n)", "iters x X E X^T"),
+    "ndfs": (2, 1, "n^2 d (graph) + iters x (n^2 d + n^3) (push-through ridge, d > n)",
+             "iters x X E X^T"),
+    "rufs": (2, 1, "n^2 d + n^3 (k-means and ridge start) + iters x evaluations x 4 n d c "
+             "(L-BFGS blocks)", "X X^T"),
+    "inffs": (1, 2, "n d^2 (Spearman correlations) + (power + CG) x d^2 matvecs", "X^T X"),
+    "jelsr": (2, 1, "n^2 d (graph) + iters x (n^2 d + n^3) (push-through ridge, d > n)",
+              "iters x X E X^T"),
+    "sogfs": (2, 1, "outer x inner x UDFS step (d r^2 + r^3 + Lanczos d r)",
+              "iters x X E X^T"),
     "kmeans": (1, 1, "n_init x iters x n k d", "Lloyd iterations X C^T"),
     "ncut": (2, 1, "n^2 d + n^3 (eigh)", "X X^T"),
     "njw": (2, 1, "n^2 d + n^3 (eigh)", "X X^T"),
@@ -451,6 +486,13 @@ def peers(repeats, datasets=PEER_DATASETS, K=5, d_mcfs=50):
                 lambda: sk_mcfs.mcfs(X, n_selected_features=d_mcfs, W=sk_graph(),
                                      n_clusters=K, mode="raw"),
                 None),
+            # both sides at their own defaults (different graphs: ours the 5-NN heat kernel
+            # with Cai's bandwidth, theirs the 5-NN cosine graph with 0/1 weights; MCFS: ours
+            # Cai's lasso with the ridge, theirs LAR): the speed a user meets, not one result
+            "laplacian (defaults)": (lambda: LaplacianScore().fit(X),
+                                     lambda: sk_lap.lap_score(X), None),
+            "mcfs (defaults)": (lambda: MCFS(n_nonzero_coefs=d_mcfs).fit(X),
+                                lambda: sk_mcfs.mcfs(X, n_selected_features=d_mcfs), None),
         }
         for method, (ours_fn, theirs_fn, kind) in cases.items():
             ours_t, theirs_t = [], []
@@ -531,7 +573,7 @@ def main(argv=None):
     quick = args.quick
     repeats = args.repeats or (1 if quick else 5)
     methods = args.methods if args.methods is not None else (
-        QUICK_METHODS if quick else list(RANKER_PARAMS))
+        QUICK_METHODS if quick else [m for m in RANKER_PARAMS if m in method_names()])
     clusterers = args.clusterers if args.clusterers is not None else (
         QUICK_CLUSTERERS if quick else list(CLUSTERER_PARAMS))
     n_grid, d_grid = (QUICK_N_GRID, QUICK_D_GRID) if quick else (N_GRID, D_GRID)

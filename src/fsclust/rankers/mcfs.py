@@ -72,7 +72,7 @@ def spectral_embedding_targets(W, n_eigenvectors):
     return V / sqrt_d[:, None]
 
 
-def lasso_coefficients(X, Y, n_nonzero, ridge=1e-3, return_steps=False):
+def lasso_coefficients(X, Y, n_nonzero, ridge=1e-3, return_steps=False, max_iter=None):
     """Lasso-LARS coefficients ``A (D, K)`` of ``y_k ~ X a_k`` with ``n_nonzero`` non-zeros each.
 
     Cai's ``solver="cai"``: no intercept, Gram matrix ``X^T X + ridge I``, the last point of the
@@ -94,6 +94,9 @@ def lasso_coefficients(X, Y, n_nonzero, ridge=1e-3, return_steps=False):
     n_nonzero : int
         The cardinality ``d``.
     ridge : float, default=1e-3
+    max_iter : int or None, default=None
+        LARS steps of each path at most; None: ``4 n_nonzero + 50`` (drop steps consume steps:
+        slack, the path read afterwards).
 
     Returns
     -------
@@ -113,8 +116,8 @@ def lasso_coefficients(X, Y, n_nonzero, ridge=1e-3, return_steps=False):
     (array([0]), array([1]))
     """
     n, D = X.shape
-    # lasso drop steps consume LARS iterations: leave slack and read the path afterwards
-    max_iter = 4 * int(n_nonzero) + 50
+    if max_iter is None:
+        max_iter = 4 * int(n_nonzero) + 50
     if ridge > 0 and 8 * D * D <= _GRAM_MAX_BYTES:
         if _on_whole_gram(D):
             paths = _whole_gram_lasso_paths(X, Y, ridge, max_iter, n_nonzero)
