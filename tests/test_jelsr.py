@@ -1,7 +1,6 @@
 """JELSR (Hou et al. 2011, 2014): the LLE graph, the alternating embedding and regression
 steps against literal implementations (both FSASL layouts), and the spec's properties."""
 
-import time
 
 import numpy as np
 import pytest
@@ -217,11 +216,10 @@ def test_informative_features_rank_ahead_of_the_noise_at_the_defaults():
         assert ranks[:5].mean() < ranks[5:].mean()
 
 
-def test_wide_data_runs_fast():
+def test_wide_data_runs():
     # d = 2000 > n = 200: n x n eigenproblem, push-through ridge; no degenerate start
     X = blobs_with_noise(1995)
-    start = time.perf_counter()
+    # its time is the benchmark suite's (benchmarks/suite.py), not a unit test's
     model = JELSR().fit(X)
-    assert time.perf_counter() - start < 60
     assert objective_never_increases(model)
     assert np.all(np.isfinite(model.scores_))

@@ -1,6 +1,5 @@
 """RUFS (Qian & Zhai 2013): the properties of spec methods-peers sections 0.5 and 3.5."""
 
-import time
 
 import numpy as np
 import pytest
@@ -156,13 +155,12 @@ def test_recovers_the_informative_features():
     assert len(set(model.feature_order_[:5].tolist()) & set(range(5))) >= 4
 
 
-def test_runs_on_2000_features_within_a_minute():
-    """Spec 0.5.5's wide variant asks for the run time only (RUFS has no degenerate start to
-    report). Measured: none of the 5 informative features in the top 10 there, seed 0, at
-    either init (the fit stops at its fixed point after 2 cycles; 9 s)."""
-    start = time.perf_counter()
+def test_runs_on_2000_features():
+    """Spec 0.5.5's wide variant (RUFS has no degenerate start to report; its time, 9 s
+    measured, is the benchmark suite's, not a unit test's). Measured: none of the 5
+    informative features in the top 10 there, seed 0, at either init (the fit stops at its
+    fixed point after 2 cycles)."""
     model = RUFS(n_clusters=4, random_state=0).fit(_synthetic(n_noise=1995))
-    assert time.perf_counter() - start < 60
     assert np.all(np.isfinite(model.scores_)) and model.W_.shape == (2000, 4)
 
 
