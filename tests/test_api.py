@@ -119,7 +119,8 @@ def test_identical_columns_are_reported_as_all_tied():
 def test_the_fix_for_llcfs_names_its_neighbourhood_option():
     column = np.random.default_rng(0).normal(size=(30, 1))
     result = api.select(np.repeat(column, 4, axis=1), "llcfs", n_features=2, n_clusters=2,
-                        method_params={"n_neighbors": 5, "max_iter": 5})
+                        method_params={"n_neighbors": 5, "max_iter": 5,
+                                       "min_neighborhood_size": 1})
     assert result.summary["degenerate"]
     assert any("neighborhood='knn'" in w for w in result.summary["warnings"])
 

@@ -195,7 +195,7 @@ def split_graph(tmp_path_factory):
 
 
 LLCFS = ["--method", "llcfs", "--n-features", "2", "--n-clusters", "2", "--set",
-         "n_neighbors=5", "--set", "max_iter=5"]
+         "n_neighbors=5", "--set", "max_iter=5", "--set", "min_neighborhood_size=1"]
 
 
 def test_equal_llcfs_scores_are_a_warning_naming_the_neighbourhood_fix(split_graph, tmp_path):

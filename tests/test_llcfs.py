@@ -322,7 +322,7 @@ def test_a_pair_apart_splits_the_graph_before_the_first_tau_step_and_says_so():
     X = _blob_and_a_pair()
     N = neighborhoods(gram_distances(X @ X.T / X.shape[1]), 5).toarray()
     assert N[40].nonzero()[0].tolist() == [41] and N[41].nonzero()[0].tolist() == [40]
-    model = LLCFS(n_clusters=2, n_neighbors=5, random_state=0).fit(X)
+    model = LLCFS(n_clusters=2, n_neighbors=5, min_neighborhood_size=1, random_state=0).fit(X)
     # the pair's one-neighbour models predict each other exactly: with the cloud, two zero
     # eigenvalues, a trace of 0 and no signal for the tau step
     assert model.n_iter_ == 1 and model.components_history_[0] >= 2
@@ -342,12 +342,33 @@ def test_without_one_neighbour_models_the_pair_no_longer_splits_the_graph():
     assert np.ptp(model.scores_) > 0 and np.isclose(model.scores_.sum(), 1.0)
 
 
-def test_min_neighborhood_size_one_is_the_unfiltered_graph():
+def test_min_neighborhood_size_changes_nothing_where_no_sample_has_one_neighbour():
+    # the filter drops only the local models of samples with a single neighbour: under the
+    # k nearest (not mutual) neighbours every sample has k, so 1 and 2 are the same fit
     X = _two_informative(0)
-    a = LLCFS(n_clusters=2, random_state=0).fit(X)
-    b = LLCFS(n_clusters=2, min_neighborhood_size=1, random_state=0).fit(X)
+    a = LLCFS(n_clusters=2, neighborhood="knn", min_neighborhood_size=1, max_iter=5,
+              random_state=0).fit(X)
+    b = LLCFS(n_clusters=2, neighborhood="knn", min_neighborhood_size=2, max_iter=5,
+              random_state=0).fit(X)
     np.testing.assert_array_equal(a.scores_, b.scores_)
     assert a.objective_history_ == b.objective_history_
+    # and where a sample has one mutual neighbour, 2 drops its model: another fit
+    N = neighborhoods(gram_distances(X @ X.T / X.shape[1]), 30).toarray()
+    assert 1 in N.sum(axis=1)
+    c = LLCFS(n_clusters=2, min_neighborhood_size=1, max_iter=5, random_state=0).fit(X)
+    d = LLCFS(n_clusters=2, min_neighborhood_size=2, max_iter=5, random_state=0).fit(X)
+    assert c.objective_history_[0] != d.objective_history_[0]
+
+
+def test_the_default_is_fsasls_rule():
+    # issue 25: 50 fixed iterations, local models from 2 neighbours (chosen without labels;
+    # see the class docstring)
+    X = _blob_and_a_pair()
+    default = LLCFS(n_clusters=2, n_neighbors=5, random_state=0).fit(X)
+    fsasl = LLCFS(n_clusters=2, n_neighbors=5, min_neighborhood_size=2, max_iter=50, tol=None,
+                  random_state=0).fit(X)
+    np.testing.assert_array_equal(default.scores_, fsasl.scores_)
+    assert default.status_ != "no_ranking"
 
 
 def test_tol_none_runs_max_iter_iterations_and_a_tolerance_stops_on_its_rule():
@@ -366,15 +387,22 @@ def test_tol_none_runs_max_iter_iterations_and_a_tolerance_stops_on_its_rule():
     np.testing.assert_array_equal(h, fixed.objective_history_[:loose.n_iter_])
 
 
-@pytest.mark.parametrize("name", ["chowdary-2006", "gordon-2002"])
-def test_de_souto_sets_split_before_the_first_tau_step(mirror, name):
-    # the issue's silent failure: every tau 1/d, exit 0; now the fit says why
+@pytest.mark.parametrize("name, default_status", [("chowdary-2006", "graph_split"),
+                                                  ("gordon-2002", "max_iter")])
+def test_de_souto_sets_split_before_the_first_tau_step(mirror, name, default_status):
+    # the issue's silent failure: every tau 1/d, exit 0; now the fit says why. Under the
+    # default (local models from 2 neighbours) Gordon runs its 50 iterations and Chowdary
+    # still splits, later, and says so
     from fsclust.datasets import read_desouto
 
-    X = read_desouto(mirror / f"desouto-{name}" / f"{name}_database.txt").X
-    model = LLCFS(n_clusters=2, random_state=0).fit(np.asarray(X, dtype=float))
+    X = np.asarray(read_desouto(mirror / f"desouto-{name}" / f"{name}_database.txt").X,
+                   dtype=float)
+    model = LLCFS(n_clusters=2, min_neighborhood_size=1, random_state=0).fit(X)
     assert model.status_ == "no_ranking" and model.n_iter_ == 1
     assert model.components_history_[0] >= 2
+    default = LLCFS(n_clusters=2, random_state=0).fit(X)
+    assert default.status_ == default_status and default.n_iter_ > 1
+    assert np.ptp(default.scores_) > 0
 
 
 def test_cli_rank_prints_the_status_and_strict_exits_3(tmp_path, capsys):
@@ -386,7 +414,8 @@ def test_cli_rank_prints_the_status_and_strict_exits_3(tmp_path, capsys):
     rows = [f"s{i}\t" + "\t".join(f"{v:.6f}" for v in x) for i, x in enumerate(X)]
     path.write_text("\n".join([header, *rows]) + "\n")
     argv = ["rank", "--method", "llcfs", "--input", str(path), "--output",
-            str(tmp_path / "out.tsv"), "--n-clusters", "2", "--set", "n_neighbors=5"]
+            str(tmp_path / "out.tsv"), "--n-clusters", "2", "--set", "n_neighbors=5",
+            "--set", "min_neighborhood_size=1"]
     assert main(argv) == 0
     assert "status no_ranking" in capsys.readouterr().err
     assert main([*argv, "--strict"]) == 3

@@ -334,9 +334,16 @@ def test_usps_0v8_llcfs_at_k30_stops_on_a_graph_split_off_a_few_samples():
         pytest.skip(SKIP_REASON)
     entry = get_entry(load_catalog(ROOT / "config" / "datasets.tsv"), "usps-0v8")
     ds = prepare(entry, [MIRROR / f for f in entry.files])
-    at30 = LLCFS(n_clusters=2, n_neighbors=30, random_state=0).fit(ds.X)
+    # one-neighbour local models (min_neighborhood_size=1), the default before issue 25
+    at30 = LLCFS(n_clusters=2, n_neighbors=30, min_neighborhood_size=1, tol=1e-2,
+                 random_state=0).fit(ds.X)
     assert at30.n_iter_ == 2 and at30.components_history_ == [1, 2]
     sizes = np.bincount(at30.labels_)
     assert sizes.min() <= 0.01 * len(ds.y)
-    at50 = LLCFS(n_clusters=2, n_neighbors=50, max_iter=2, random_state=0).fit(ds.X)
+    at50 = LLCFS(n_clusters=2, n_neighbors=50, min_neighborhood_size=1, max_iter=2,
+                 random_state=0).fit(ds.X)
     assert at50.components_history_ == [1, 1]
+    # FSASL's rule, the default since: no local model from a single neighbour, and the
+    # graph at k = 30 stays whole through the iterations where it split
+    fsasl = LLCFS(n_clusters=2, n_neighbors=30, max_iter=3, random_state=0).fit(ds.X)
+    assert fsasl.components_history_ == [1, 1, 1] and fsasl.status_ == "max_iter"
