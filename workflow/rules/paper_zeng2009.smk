@@ -4,8 +4,11 @@
 # own clusterings of each run in the rank sidecars and runs k-means on all features; the grid
 # experiments (roles `grid_digits`, `grid_genes`) rank with LLC-fs at every (k, lambda), and
 # the LLC grid experiments (roles `llc_grid_digits`, `llc_grid_genes`) cluster all features
-# with LLC at the same points (a clusterer grid). This rule only tabulates and plots: Table 2,
-# Figures 1-3 and the checked claims, appended to the experiment's paper_vs_ours.tsv.
+# with LLC at the same points (a clusterer grid); the optional stopping experiment (role
+# `stopping`, zeng2009 only) ranks with LLC-fs under several stopping rules, one method each.
+# This rule only tabulates and plots: Table 2, Figures 1-3, the checked claims, appended to the
+# experiment's paper_vs_ours.tsv, and the same claims under each stopping rule (without the
+# role, under the experiment's LLC-fs alone: zeng2009-small runs no extra experiment).
 ZENG2009 = papers_of("zeng2009")
 # the roles of the experiments of LLC-fs's grid points, and of LLC's
 ZENG2009_GRIDS = ("grid_digits", "grid_genes")
@@ -48,6 +51,16 @@ rule zeng2009_report:
                 for key in EXPERIMENTS[experiment]["methods"]
             }
         ),
+        # LLC-fs under each stopping rule, if the paper block has the role
+        stopping_rankings=lambda wildcards: sorted(
+            {
+                rankings_output(experiment, ds, key)
+                for role, experiment in PAPERS[wildcards.paper]["experiments"].items()
+                if role == "stopping"
+                for ds in exp_datasets(experiment)
+                for key in EXPERIMENTS[experiment]["methods"]
+            }
+        ),
         data=lambda wildcards: expand(
             "data/prepared/{dataset}.npz",
             dataset=paper_datasets(wildcards.paper, "digits"),
@@ -86,6 +99,13 @@ rule zeng2009_report:
         ),
         claims="results/{paper}/paper/claims.tsv",
         claims_md="results/{paper}/paper/claims.md",
+        claims_by_rule=report(
+            "results/{paper}/paper/claims_by_rule.tsv",
+            caption="../report/zeng2009_claims_by_rule.rst",
+            category="{paper}",
+            subcategory="tables",
+        ),
+        claims_by_rule_md="results/{paper}/paper/claims_by_rule.md",
     log:
         "logs/{paper}/zeng2009_report.log",
     benchmark:
@@ -102,6 +122,10 @@ rule zeng2009_report:
         module="zeng2009",
         step="report",
         settings=lambda wildcards: {
+            # the rule LLC-fs ran under is its parameters over LLCFS's defaults
+            "llcfs_params": EXPERIMENTS[main_experiment(wildcards.paper)]["methods"][
+                PAPERS[wildcards.paper]["llcfs"]
+            ].get("params", {}),
             # each run's own clustering of LLC-fs, Q-alpha and the variants, scored
             "llcfs_sidecars": run_files(
                 main_experiment(wildcards.paper),
@@ -163,6 +187,33 @@ rule zeng2009_report:
                 for experiment in [paper_experiment(wildcards.paper, role)]
                 for ds in exp_datasets(experiment)
             },
+            "llcfs_grid_params": [
+                spec["params"]
+                for role in ZENG2009_GRIDS
+                for spec in EXPERIMENTS[paper_experiment(wildcards.paper, role)][
+                    "methods"
+                ].values()
+            ],
+            # LLC-fs under each stopping rule: its parameters, each run's sidecar and tau
+            "rules": {
+                key: {
+                    "params": spec.get("params", {}),
+                    "sidecars": run_files(experiment, datasets, key, "json"),
+                    "tau_files": {
+                        ds: ranking_file(
+                            experiment, ds, key, EXPERIMENTS[experiment]["seeds"][0], "tsv"
+                        )
+                        for ds in datasets
+                    },
+                }
+                for role, experiment in PAPERS[wildcards.paper]["experiments"].items()
+                if role == "stopping"
+                for datasets in [
+                    paper_datasets(wildcards.paper, "digits", role)
+                    + paper_datasets(wildcards.paper, "genes", role)
+                ]
+                for key, spec in EXPERIMENTS[experiment]["methods"].items()
+            },
             # LLC's clusterer keys -> their (k, lambda)
             "llc_grid": {
                 key: {p: spec["params"][p] for p in ("n_neighbors", "lam")}
@@ -175,7 +226,7 @@ rule zeng2009_report:
             "genes": paper_datasets(wildcards.paper, "genes"),
             **{
                 key: PAPERS[wildcards.paper][key]
-                for key in ("candidates", "kmeans", "default", "top_pixels")
+                for key in ("llcfs", "candidates", "kmeans", "default", "top_pixels")
             },
         },
     script:
@@ -189,6 +240,7 @@ for _paper in ZENG2009:
         f"results/{_paper}/paper/fig1_usps_tau.png",
         f"results/{_paper}/paper/fig2_genes_tau.png",
         f"results/{_paper}/paper/fig3_sensitivity.png",
+        f"results/{_paper}/paper/claims_by_rule.md",
     ]
     # the claims are the paper's comparison: appended to the experiment's paper_vs_ours.tsv
     EXTRA_COMPARISONS.setdefault(main_experiment(_paper), []).append(
