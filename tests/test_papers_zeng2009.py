@@ -210,6 +210,63 @@ def test_claims_hold_exactly_when_the_numbers_say_so():
     assert notes["top 15 pixels"].startswith("holds: no") and "ties" in notes["top 15 pixels"]
 
 
+def test_rule_text_is_the_params_over_llcfs_defaults():
+    """The rule a claim ran under is read from its parameters, LLCFS's defaults filling in."""
+    defaults = LLCFS().get_params()
+    assert zeng2009.rule_text({}) == zeng2009.rule_text(defaults)
+    assert zeng2009.rule_text({}).endswith("(LLCFS default)")
+    assert zeng2009.rule_params({"n_neighbors": 20}) == {p: defaults[p]
+                                                          for p in zeng2009.RULE_PARAMS}
+    old = zeng2009.rule_text({"tol": 1e-2, "max_iter": 7, "min_neighborhood_size": 1})
+    assert "below 0.01" in old and "7 iterations" in old and "from 1 neighbour" in old
+    assert "default" not in old
+    fixed = zeng2009.rule_text({"tol": None, "max_iter": 7, "min_neighborhood_size": 3})
+    assert fixed.startswith("7 fixed iterations") and "from 3 neighbours" in fixed
+
+
+def test_every_llcfs_claim_ends_with_its_rule_and_figure_3_with_the_grids():
+    summary = pd.DataFrame({"dataset": "usps-4v9", "method": "llcfs", "n_neighbors": [30, 40],
+                            "lam": 1.0, "acc_mean": [0.9, 0.8], "acc_sd": 0.0})
+    claims = zeng2009.claims_table(_table(0.9, 0.8, 0.7, 0.85), summary,
+                                   {"usps-4v9": np.full(256, 1 / 256)}, digits=["usps-4v9"],
+                                   genes=[], default={"n_neighbors": 30, "lam": 1.0},
+                                   covers={"usps-4v9": 1.0}, rule="RULE", grid_rule="GRID")
+    figure3 = claims["table_or_figure"].str.startswith("Fig. 3")
+    llcfs = claims["method"].str.contains("LLC-fs|pixels")
+    assert figure3.any() and (llcfs & ~figure3).sum() == 5
+    assert claims.loc[figure3, "note"].str.endswith("; rule: GRID").all()
+    assert claims.loc[llcfs & ~figure3, "note"].str.endswith("; rule: RULE").all()
+    # Q-alpha vs k-means is not a claim of LLC-fs
+    assert not claims.loc[~llcfs, "note"].str.contains("rule:").any()
+
+
+def test_claims_by_rule_has_one_row_per_claim_and_a_holds_column_per_rule():
+    """The same claims under two rules: one row each, whether it holds under each; a claim
+    missing under a rule (Fig. 3's, the grids') has empty cells there."""
+    summary = pd.DataFrame({"dataset": "usps-4v9", "method": "llcfs", "n_neighbors": [30, 40],
+                            "lam": 1.0, "acc_mean": [0.9, 0.8], "acc_sd": 0.0})
+    settings = dict(digits=["usps-4v9"], genes=[], default={"n_neighbors": 30, "lam": 1.0})
+    tau = {"usps-4v9": np.full(256, 1 / 256)}
+    beats = zeng2009.claims_table(_table(0.9, 0.8, 0.7, 0.85), summary, tau, rule="a",
+                                  **settings)
+    loses = zeng2009.claims_table(_table(0.75, 0.8, 0.7, 0.85), summary.iloc[:0], tau,
+                                  rule="b", **settings)
+    wide = zeng2009.claims_by_rule({"beats": beats, "loses": loses})
+    assert len(wide) == len(beats) > len(loses)
+    assert not wide.duplicated(zeng2009.CLAIM_KEY).any()
+    assert list(wide.columns[-4:]) == ["beats_holds", "beats_value", "loses_holds",
+                                       "loses_value"]
+    row = wide.set_index("method").loc["LLC-fs vs k-means"]
+    assert (row["beats_holds"], row["loses_holds"]) == ("yes", "no")
+    assert (row["beats_value"], row["loses_value"]) == (0.9, 0.75)
+    assert row["claim"] == "LLC-fs beats k-means on every data set"
+    figure3 = wide["table_or_figure"].str.startswith("Fig. 3")
+    assert figure3.any() and (wide.loc[figure3, "loses_holds"] == "").all()
+    assert wide.loc[figure3, "loses_value"].isna().all()
+    assert wide.loc[figure3, "beats_holds"].isin(["yes", "no"]).all()
+    assert (wide["claim"] != "").all()
+
+
 def test_sensitivity_slices_hold_the_other_parameter_at_the_default(runs):
     _, _, table = runs
     summary = zeng2009.grid_summary(table)
@@ -255,6 +312,16 @@ def test_schema_accepts_the_config_blocks_and_rejects_a_wrong_key():
     # the grids are the grid experiments' (one declaration each), not the paper block's
     with pytest.raises(Exception, match="grids"):
         _schema_validate(dict(paper, grids={"digits": {"n_neighbors": [30], "lam": [1.0]}}))
+    # the stopping experiment ranks zeng2009's datasets with LLC-fs only, each rule a method
+    # that states tol, max_iter and min_neighborhood_size
+    stopping = yaml.safe_load((ROOT / "config/experiments/zeng2009-stopping.yaml").read_text())
+    stopping = stopping["experiments"][paper["experiments"]["stopping"]]
+    assert stopping["datasets"] == config["experiments"]["zeng2009"]["datasets"]
+    assert stopping["seeds"] == config["experiments"]["zeng2009"]["seeds"]
+    for spec in stopping["methods"].values():
+        assert spec["method"] == "llcfs" and spec["seed_key"] == paper["llcfs"]
+        assert set(zeng2009.RULE_PARAMS) <= set(spec["params"])
+    assert "stopping" not in config["papers"]["zeng2009-small"]["experiments"]
     for name in ("zeng2009", "zeng2009-small"):
         roles = config["papers"][name]["experiments"]
         for role in ("grid_digits", "grid_genes"):
@@ -311,6 +378,16 @@ def test_paper_target_runs_end_to_end_and_its_grid_repeats_the_experiments_runs(
     claims = pd.read_csv(paper / "claims.tsv", sep="\t")
     combined = pd.read_csv(work / "results/zeng2009-small/paper_vs_ours.tsv", sep="\t")
     assert len(claims) > 0 and combined["note"].tolist()[-len(claims):] == claims["note"].tolist()
+    # every claim of LLC-fs states the rule it ran under: the experiment's, LLCFS's default
+    llcfs = claims["method"].str.contains("LLC-fs|pixels")
+    assert claims.loc[llcfs, "note"].str.endswith(f"; rule: {zeng2009.rule_text({})}").all()
+    # no stopping experiment in zeng2009-small: the by-rule table is the experiment's LLC-fs,
+    # holding where the claims table does
+    by_rule = pd.read_csv(paper / "claims_by_rule.tsv", sep="\t", keep_default_na=False)
+    assert list(by_rule.columns[-2:]) == ["llcfs_holds", "llcfs_value"]
+    assert by_rule["llcfs_holds"].tolist() == [
+        "yes" if note.startswith("holds: yes") else "no" for note in claims["note"]]
+    assert "min_neighborhood_size = 2" in (paper / "claims_by_rule.md").read_text()
     for seed in (0, 1, 2):
         main, grid = (json.loads((work / f"results/{experiment}/rankings/colon-alon/{key}"
                                   / f"seed{seed}.json").read_text())
@@ -318,6 +395,27 @@ def test_paper_target_runs_end_to_end_and_its_grid_repeats_the_experiments_runs(
                                               ("zeng2009-small-grid-genes", "llcfs-k30-lam1.0")))
         assert grid["labels_metrics"] == main["labels_metrics"]
         assert grid["n_iter"] == main["n_iter"]
+
+
+def _dry_run(work, target, mirror):
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", target, "--config",
+                           f"mirror={mirror}"], cwd=work, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return proc.stdout + proc.stderr
+
+
+def test_dry_run_of_zeng2009_plans_the_stopping_experiment_and_small_does_not(tmp_path,
+                                                                              mirror):
+    work = copy_workflow(tmp_path)
+    full = _dry_run(work, "zeng2009", mirror)
+    assert "results/zeng2009/paper/claims_by_rule.tsv" in full
+    assert "results/zeng2009-stopping/rankings/usps-0v8" in full
+    small = _dry_run(work, "zeng2009-small", mirror)
+    assert "results/zeng2009-small/paper/claims_by_rule.tsv" in small
+    assert "zeng2009-stopping" not in small
 
 
 def test_usps_0v8_llcfs_at_k30_stops_on_a_graph_split_off_a_few_samples():

@@ -650,5 +650,4 @@ def _rules_note(rules, by_rule, grid_rule):
     lines += ["", f"Fig. 3's claims are the (k, lambda) grid experiments', run under one rule "
                   f"({rule_text(grid_rule) if grid_rule else 'none'}): they appear under "
                   f"{', '.join(under) or 'no rule of this table'} only."]
-    return "
-".join(lines)
+    return "\n".join(lines)
