@@ -201,7 +201,11 @@ rule zeng2009_report:
                     "sidecars": run_files(experiment, datasets, key, "json"),
                     "tau_files": {
                         ds: ranking_file(
-                            experiment, ds, key, EXPERIMENTS[experiment]["seeds"][0], "tsv"
+                            experiment,
+                            ds,
+                            key,
+                            EXPERIMENTS[experiment]["seeds"][0],
+                            "tsv",
                         )
                         for ds in datasets
                     },

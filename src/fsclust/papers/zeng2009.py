@@ -644,7 +644,7 @@ def _rules_note(rules, by_rule, grid_rule):
     for key, rule in rules.items():
         params = ", ".join(f"{p} = {v}" for p, v in rule_params(rule["params"]).items())
         held = _holds(by_rule[key])
-        lines.append(f"- {key}: {params} ({rule_text(rule['params'])}); {int(held.sum())} of "
+        lines.append(f"- {key}: {rule_text(rule['params'])}; {params}; {int(held.sum())} of "
                      f"{len(held)} claims hold")
     under = [key for key, rule in rules.items() if rule_params(rule["params"]) == grid_rule]
     lines += ["", f"Fig. 3's claims are the (k, lambda) grid experiments', run under one rule "
