@@ -62,7 +62,8 @@ import peers_jelsr  # noqa: E402
 import peers_rufs  # noqa: E402
 import peers_sogfs  # noqa: E402
 from peers_ndfs import FSASL_NDFS, patched_fsasl  # noqa: E402
-from peers_udfs import FSASL_UDFS, MIRROR, REPO, agreement, run_octave, summary, zscore  # noqa: E402
+from peers_udfs import (FSASL_UDFS, MIRROR, REPO, agreement, run_octave,  # noqa: E402
+                        summary, zscore)
 
 from fsclust.datasets import load_catalog, prepare  # noqa: E402
 from fsclust.rankers.inffs import InfFS  # noqa: E402
