@@ -37,9 +37,9 @@ Each reference at its defaults as its peers_* script defines them, ours at ours:
   (and not repeated).
 
 Also the agreement of the two score vectors of the last runs (Spearman, top-100 overlap,
-largest relative difference), the 1-minute load average (``os.getloadavg``) before and after
-each row, and the BLAS each side links (Octave's ``version -blas``; NumPy's from
-``threadpoolctl``). No assertion: the script prints a markdown table and writes
+largest relative difference), our iterations (``n_iter_``), the 1-minute load average
+(``os.getloadavg``) before and after each row, and the BLAS each side links (Octave's
+``version -blas``; NumPy's from ``threadpoolctl``). No assertion: the script prints a markdown table and writes
 ``results/benchmarks/peers_octave_speed.tsv``.
 """
 
@@ -83,7 +83,7 @@ def load(dataset):
 
 
 def pairs(method, X, c, args, workdir):
-    """``(ours, theirs)``: ours returns the scores, theirs ``(scores or None, seconds)``."""
+    """``(model, theirs)``: our estimator, and theirs returning ``(scores or None, seconds)``."""
     if method == "udfs":
         model = UDFS(n_clusters=c)
         call = FSASL_UDFS.format(k=model.n_neighbors, lam=model.lam, c=c, gamma=model.gamma)
@@ -122,7 +122,7 @@ def pairs(method, X, c, args, workdir):
 
         def theirs():
             return peers_sogfs.reference(args.auto, X, c=c, timeout=args.timeout)
-    return (lambda: model.fit(X).scores_), theirs
+    return model, theirs
 
 
 def alternate(ours, theirs, repeats, peer_repeats):
@@ -146,14 +146,16 @@ def alternate(ours, theirs, repeats, peer_repeats):
 def row(method, dataset, X, c, args):
     load_start = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as workdir:
-        ours, theirs = pairs(method, X, c, args, workdir)
-        mine, their_times, scores = alternate(ours, theirs, args.repeats, args.peer_repeats)
+        model, theirs = pairs(method, X, c, args, workdir)
+        mine, their_times, scores = alternate(lambda: model.fit(X).scores_, theirs,
+                                              args.repeats, args.peer_repeats)
     a, b = statistics.median(mine), statistics.median(their_times)
     stopped = np.isinf(b)
     out = {"method": method, "data": dataset, "n x d": f"{X.shape[0]} x {X.shape[1]}", "c": c,
            "ours_s": summary(mine),
            "octave_s": f"> {args.timeout:g} (x1, stopped)" if stopped else summary(their_times),
-           "ratio": f"> {args.timeout / a:.0f}" if stopped else f"{b / a:.1f}"}
+           "ratio": f"> {args.timeout / a:.0f}" if stopped else f"{b / a:.1f}",
+           "ours_iter": getattr(model, "n_iter_", None)}
     if "theirs" in scores:
         out.update({k: round(v, 4) for k, v in agreement(scores["ours"], scores["theirs"]).items()})
     out.update(load_start=round(load_start, 2), load_end=round(os.getloadavg()[0], 2))
