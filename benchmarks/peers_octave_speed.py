@@ -39,8 +39,8 @@ Each reference at its defaults as its peers_* script defines them, ours at ours:
 Also the agreement of the two score vectors of the last runs (Spearman, top-100 overlap,
 largest relative difference), our iterations (``n_iter_``), the 1-minute load average
 (``os.getloadavg``) before and after each row, and the BLAS each side links (Octave's
-``version -blas``; NumPy's from ``threadpoolctl``). No assertion: the script prints a markdown table and writes
-``results/benchmarks/peers_octave_speed.tsv``.
+``version -blas``; NumPy's from ``threadpoolctl``). No assertion: the script prints a
+markdown table and writes ``results/benchmarks/peers_octave_speed.tsv``.
 """
 
 import argparse
