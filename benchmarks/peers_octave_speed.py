@@ -10,7 +10,8 @@ all fetched for comparison only, never copied into this repository, and called t
 ``peers_{udfs,ndfs,rufs,jelsr,inffs,sogfs}.py`` call them (their functions are imported, so
 that one call is declared once). The data are catalog entries (``config/datasets.tsv``) read
 from the mirror (``$FSCLUST_MIRROR``) with their preparation recipe, then z-scored, as the
-peers_* scripts do; ``c`` = the number of classes.
+peers_* scripts do (Inf-FS: the raw data, as ``peers_inffs`` does; z-scored columns make
+its standard-deviation term round-off); ``c`` = the number of classes.
 
 Time from X to scores, one BLAS thread on both sides, alternating ours and theirs, median
 [min, max] of ``--repeats`` (ours) and ``--peer-repeats`` (theirs) runs:
@@ -66,6 +67,7 @@ from peers_udfs import (FSASL_UDFS, MIRROR, REPO, agreement, run_octave,  # noqa
                         summary, zscore)
 
 from fsclust.datasets import load_catalog, prepare  # noqa: E402
+from fsclust.datasets.loaders import load_raw  # noqa: E402
 from fsclust.rankers.inffs import InfFS  # noqa: E402
 from fsclust.rankers.jelsr import JELSR  # noqa: E402
 from fsclust.rankers.ndfs import NDFS  # noqa: E402
@@ -76,14 +78,18 @@ METHODS = ("udfs", "ndfs", "rufs", "jelsr", "inffs-2015", "inffs-2020", "sogfs")
 
 
 def load(dataset):
-    """A catalog entry from the mirror, prepared by its recipe, z-scored; and its classes."""
+    """A catalog entry from the mirror: prepared by its recipe and z-scored; raw (before any
+    recipe); and its number of classes."""
     entry = load_catalog(REPO / "config" / "datasets.tsv")[dataset]
-    ds = prepare(entry, [str(MIRROR / f) for f in entry.files])
-    return zscore(np.asarray(ds.X, dtype=np.float64)), ds.n_classes
+    paths = [str(MIRROR / f) for f in entry.files]
+    prepared = zscore(np.asarray(prepare(entry, paths).X, dtype=np.float64))
+    raw = load_raw(entry, paths)
+    return prepared, np.asarray(raw.X, dtype=np.float64), raw.n_classes
 
 
 def pairs(method, X, c, args, workdir):
-    """``(model, theirs)``: our estimator, and theirs returning ``(scores or None, seconds)``."""
+    """``(model, theirs)``: our estimator, and theirs returning ``(scores or None, seconds)``,
+    on ``X``."""
     if method == "udfs":
         model = UDFS(n_clusters=c)
         call = FSASL_UDFS.format(k=model.n_neighbors, lam=model.lam, c=c, gamma=model.gamma)
@@ -143,7 +149,10 @@ def alternate(ours, theirs, repeats, peer_repeats):
     return mine, their_times, scores
 
 
-def row(method, dataset, X, c, args):
+def row(method, dataset, prepared, raw, c, args):
+    # Inf-FS on raw data, as peers_inffs: its sigma_ij, the spread of the column standard
+    # deviations rescaled to [0, 1], is round-off rescaled to [0, 1] on z-scored columns
+    X = raw if method.startswith("inffs") else prepared
     load_start = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as workdir:
         model, theirs = pairs(method, X, c, args, workdir)
@@ -157,7 +166,8 @@ def row(method, dataset, X, c, args):
            "ratio": f"> {args.timeout / a:.0f}" if stopped else f"{b / a:.1f}",
            "ours_iter": getattr(model, "n_iter_", None)}
     if "theirs" in scores:
-        out.update({k: round(v, 4) for k, v in agreement(scores["ours"], scores["theirs"]).items()})
+        out.update({k: float(f"{v:.4g}")
+                    for k, v in agreement(scores["ours"], scores["theirs"]).items()})
     out.update(load_start=round(load_start, 2), load_end=round(os.getloadavg()[0], 2))
     return out
 
@@ -203,9 +213,9 @@ def main(argv=None):
     print(notes[0], notes[1], sep="\n", flush=True)
     rows = []
     for dataset in args.datasets:
-        X, c = load(dataset)
+        prepared, raw, c = load(dataset)
         for method in args.methods:
-            rows.append(row(method, dataset, X, c, args))
+            rows.append(row(method, dataset, prepared, raw, c, args))
             print(rows[-1], flush=True)
     notes.append(f"load average at end: {os.getloadavg()}")
     table = pd.DataFrame(rows)
