@@ -150,8 +150,8 @@ def alternate(ours, theirs, repeats, peer_repeats):
 
 
 def row(method, dataset, prepared, raw, c, args):
-    # Inf-FS on raw data, as peers_inffs: its sigma_ij, the spread of the column standard
-    # deviations rescaled to [0, 1], is round-off rescaled to [0, 1] on z-scored columns
+    # Inf-FS on raw data, as peers_inffs: on z-scored columns every standard deviation is 1 up
+    # to round-off, and its sigma_ij rescales their spread to [0, 1], i.e. amplifies round-off
     X = raw if method.startswith("inffs") else prepared
     load_start = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as workdir:
