@@ -56,6 +56,12 @@ from fsclust.rankers._sparse_learning import WeightedRidge, row_norms_sq  # noqa
 from fsclust.rankers.ndfs import NDFS  # noqa: E402
 
 MACHINE_EPS = np.finfo(float).eps
+#: FSASL's NDFS at its driver's settings, the copy of ``patched_fsasl`` first on the path; the
+#: timing (``tic``) starts after ``optSigma`` (the n x n distances of the heat kernel's width)
+FSASL_NDFS = ("t = optSigma(X)^2; tic; "
+              "[idx, W, L, F0] = fs_unsup_ndfs(X, {c}, struct('k', {k}, 'weightMode', "
+              "'HeatKernel', 't', t, 'alpha', 1, 'beta', 1, 'gamma', 1e8, 'maxiter', 100)); "
+              "seconds = toc; scores = sqrt(sum(W.*W, 2)); sigma = sqrt(t);")
 
 
 def skfeature_start(X, c, seed):
@@ -147,12 +153,8 @@ def recipes(fsasl, k=5, c=5, seed=0):
     if fsasl:
         with tempfile.TemporaryDirectory() as tmp:
             patched_fsasl(fsasl, tmp)
-            out = run_octave(fsasl, (
-                f"t = optSigma(X)^2; tic; "
-                f"[idx, W, L, F0] = fs_unsup_ndfs(X, {c}, struct('k', {k}, 'weightMode', "
-                "'HeatKernel', 't', t, 'alpha', 1, 'beta', 1, 'gamma', 1e8, 'maxiter', 100)); "
-                "seconds = toc; scores = sqrt(sum(W.*W, 2)); sigma = sqrt(t);"),
-                {"X": X}, outputs=("scores", "seconds", "L", "F0", "sigma"), path=(tmp,))
+            out = run_octave(fsasl, FSASL_NDFS.format(c=c, k=k), {"X": X},
+                             outputs=("scores", "seconds", "L", "F0", "sigma"), path=(tmp,))
         L, F_init, sigma = out["L"], out["F0"], float(out["sigma"].item())
         L = L.toarray() if sp.issparse(L) else L
         ours = fsasl_recipe(X, L, F_init)

@@ -53,6 +53,15 @@ def octave(refs, X, G0, L, workdir, timeout=None):
     return np.ravel(out["w"]), float(np.ravel(out["s"])[0])
 
 
+def shared_inputs(X, c):
+    """Our model at the reference's start, and the start ``G0`` and regulariser ``L`` both
+    sides get."""
+    model = RUFS(n_clusters=c, init="one-hot", random_state=0)
+    G0, _, _ = model._start(X, check_random_state(0))
+    M = local_learning_matrix(X, model.n_neighbors, model.ridge)
+    return model, G0, (M.T @ M).toarray()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--refs", required=True)
@@ -70,10 +79,7 @@ def main():
             X = np.asarray(raw["X"], dtype=np.float64)
             X = (X - X.mean(axis=0)) / np.where(X.std(axis=0) > 0, X.std(axis=0), 1.0)
             c = len(np.unique(raw["Y"]))
-            model = RUFS(n_clusters=c, init="one-hot", random_state=0)
-            G0, _, _ = model._start(X, check_random_state(0))
-            M = local_learning_matrix(X, model.n_neighbors, model.ridge)
-            L = (M.T @ M).toarray()
+            model, G0, L = shared_inputs(X, c)
             mine, theirs, reference = [], [], None
             for k in range(max(args.repeats, octave_repeats)):
                 if k < args.repeats:

@@ -62,11 +62,19 @@ from fsclust.rankers.udfs import UDFS, local_discriminative_laplacian  # noqa: E
 MIRROR = Path(os.environ.get("FSCLUST_MIRROR", REPO.parent / "shared" / "data"))
 DATASETS = {"warpAR10P": "skfeature/warpAR10P.mat", "TOX-171": "skfeature/TOX-171.mat"}
 TOP = 100
+#: FSASL's UDFS from X (samples in rows) to scores, timed inside Octave: its local
+#: discriminative L, ``A = X^T L X`` and ``fs_unsup_udfs`` (20 eigen-steps of ``d x d``)
+FSASL_UDFS = ("tic; L = LocalDisAna(X', struct('k', {k}, 'lamda', {lam})); A = X'*L*X; "
+              "W = fs_unsup_udfs(A, {c}, {gamma}); scores = sqrt(sum(W.*W, 2)); seconds = toc;")
 
 
 def load(name):
-    """A scikit-feature set from the mirror, z-scored (constant columns left at 0)."""
-    X = np.asarray(scipy.io.loadmat(MIRROR / DATASETS[name])["X"], dtype=np.float64)
+    """A scikit-feature set from the mirror, z-scored."""
+    return zscore(np.asarray(scipy.io.loadmat(MIRROR / DATASETS[name])["X"], dtype=np.float64))
+
+
+def zscore(X):
+    """Columns centred and scaled to unit variance (constant columns left at 0)."""
     sd = X.std(0)
     return (X - X.mean(0)) / np.where(sd > 0, sd, 1.0)
 
@@ -189,10 +197,7 @@ def recipes(fsasl, k=5, c=5):
     X = load("warpAR10P")[:, :100]
     if fsasl:
         lam, gamma = 1000.0, 1.0
-        out = run_octave(fsasl, (
-            f"tic; L = LocalDisAna(X', struct('k', {k}, 'lamda', {lam})); A = X'*L*X; "
-            f"W = fs_unsup_udfs(A, {c}, {gamma}); scores = sqrt(sum(W.*W, 2)); "
-            "seconds = toc;"), {"X": X})
+        out = run_octave(fsasl, FSASL_UDFS.format(k=k, lam=lam, c=c, gamma=gamma), {"X": X})
         ours = reweighted_eigen_iteration(
             GraphQuadratic(X, local_discriminative_laplacian(X, k, lam)), c, gamma,
             fsasl_guard, 20)
