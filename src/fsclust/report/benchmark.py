@@ -35,9 +35,10 @@ Decisions, stated once here (the summary and the captions repeat them):
 - Against a control, a method *beats* it on a dataset when its cell is strictly higher; ties
   are counted apart. The paired Wilcoxon signed-rank test over the datasets is two-sided with
   scipy's ``zero_method="wilcox"`` (zero differences are dropped before ranking; when every
-  difference is zero the p-value is 1). There a cell without result takes the lowest value any
-  method reached on that dataset (it lost to every method that ran). Holm's correction runs
-  over the methods compared with one control in one setting.
+  difference is zero the p-value is 1). There, and in the wins, a cell without result scores
+  the lower of 0 and the lowest value any method reached on that dataset: no better than no
+  clustering (0 is chance level or below for ACC, NMI and ARI), never above a method that
+  ran. Holm's correction runs over the methods compared with one control in one setting.
 """
 
 from __future__ import annotations
@@ -112,6 +113,8 @@ def dataset_scores(scores, metrics=("acc", "nmi", "ari")):
     metrics = list(metrics)
     data = scores.copy()
     data["ranker_seed"] = data["ranker_seed"].fillna(0)
+    # pandas.read_csv reads a column of "true" as booleans (True); the rules are strings
+    data["k_rule"] = data["k_rule"].astype(str).str.lower()
     for metric in metrics:
         data[metric] = pd.to_numeric(data[metric], errors="coerce")
     # one summation order whatever the input's row order: byte-identical tables
@@ -241,17 +244,31 @@ def holm(p_values):
     return adjusted
 
 
-def _signed_rank(differences):
-    """(statistic, two-sided p) of the Wilcoxon signed-rank test; p = 1 when every difference
-    is zero (scipy's "wilcox" zero method drops them, leaving nothing to test)."""
+def signed_rank_tests(differences):
+    """The two-sided Wilcoxon signed-rank test of each row of ``differences`` (paired
+    differences, one row per comparison): arrays (statistic, p-value).
+
+    scipy's ``zero_method="wilcox"`` drops zero differences; a row of zeros only gets p = 1
+    (nothing left to test). Rows are tested together for speed, in two batches that scipy
+    treats alike: rows without zero or tied differences (exact distribution, n <= 50) and rows
+    with some (exhaustive permutations up to 13 pairs, the normal approximation above), so each
+    row's result is the one a call on that row alone gives.
+    """
     from scipy.stats import wilcoxon
 
-    if not np.any(differences):
-        return np.nan, 1.0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # normal approximation with ties
-        result = wilcoxon(differences, zero_method="wilcox", alternative="two-sided")
-    return float(result.statistic), float(result.pvalue)
+    d = np.atleast_2d(np.asarray(differences, dtype=float))
+    statistic, p = np.full(len(d), np.nan), np.ones(len(d))
+    nonzero = d != 0
+    magnitudes = np.sort(np.where(nonzero, np.abs(d), np.nan), axis=1)
+    tied = (np.diff(magnitudes, axis=1) == 0).any(axis=1)
+    plain = nonzero.all(axis=1) & ~tied
+    for rows in (np.flatnonzero(plain), np.flatnonzero(~plain & nonzero.any(axis=1))):
+        if rows.size:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # normal approximation with ties
+                result = wilcoxon(d[rows], zero_method="wilcox", alternative="two-sided", axis=1)
+            statistic[rows], p[rows] = result.statistic, result.pvalue
+    return statistic, p
 
 
 def versus_controls(values):
@@ -259,29 +276,25 @@ def versus_controls(values):
 
     Returns one row per (control, method): ``n_datasets, wins, ties, losses, no_result``
     (datasets where the method has none), ``median_difference`` (method minus control),
-    ``statistic, p_value`` of the Wilcoxon test, ``p_holm`` and ``significant`` (``p_holm <
-    ALPHA``). A cell without result takes the dataset's lowest value (module docstring)."""
-    lowest = np.nan_to_num(values.min(axis=1).to_numpy())[:, None]
-    filled = pd.DataFrame(np.where(values.isna(), lowest, values), index=values.index,
-                          columns=values.columns)
+    ``statistic, p_value`` of the Wilcoxon test (:func:`signed_rank_tests`), ``p_holm`` and
+    ``significant`` (``p_holm < ALPHA``). A cell without result scores min(0, the
+    dataset's lowest value) (module docstring)."""
+    matrix = values.to_numpy(dtype=float)
+    floor = np.minimum(0.0, np.min(np.where(np.isnan(matrix), 0.0, matrix), axis=1))
+    filled = np.where(np.isnan(matrix), floor[:, None], matrix)
+    methods = list(values.columns)
     rows = []
-    for control in (c for c in CONTROLS if c in values.columns):
-        block = []
-        for method in (m for m in values.columns if m != control):
-            difference = (filled[method] - filled[control]).to_numpy()
-            statistic, p = _signed_rank(difference)
-            block.append({"control": control, "method": method,
-                          "n_datasets": difference.size, "wins": int((difference > 0).sum()),
-                          "ties": int((difference == 0).sum()),
-                          "losses": int((difference < 0).sum()),
-                          "no_result": int(values[method].isna().sum()),
-                          "median_difference": float(np.median(difference)),
-                          "statistic": statistic, "p_value": p})
-        adjusted = holm([r["p_value"] for r in block])
-        for row, p in zip(block, adjusted):
-            row["p_holm"] = p
-            row["significant"] = bool(p < ALPHA)
-        rows += block
+    for control in (c for c in CONTROLS if c in methods):
+        others = [j for j, m in enumerate(methods) if m != control]
+        difference = filled[:, others].T - filled[:, methods.index(control)]
+        statistic, p = signed_rank_tests(difference)
+        adjusted = holm(p)
+        rows += [{"control": control, "method": methods[j], "n_datasets": len(matrix),
+                  "wins": int((row > 0).sum()), "ties": int((row == 0).sum()),
+                  "losses": int((row < 0).sum()), "no_result": int(np.isnan(matrix[:, j]).sum()),
+                  "median_difference": float(np.median(row)), "statistic": float(w),
+                  "p_value": float(pv), "p_holm": float(q), "significant": bool(q < ALPHA)}
+                 for j, row, w, pv, q in zip(others, difference, statistic, p, adjusted)]
     return rows
 
 
@@ -617,8 +630,8 @@ class _Summary:
             f"differ at all; Nemenyi's post-hoc test (alpha = {ALPHA}) which pairs do. Against "
             "a control, the Wilcoxon signed-rank test is paired over the datasets, two-sided, "
             "zero differences dropped, Holm-corrected over the methods of one setting; a "
-            "method without result on a dataset counts there as the lowest value any method "
-            "reached."]
+            "method without result on a dataset scores there the lower of 0 and the lowest "
+            "value any method reached (it never beats a method that ran)."]
         missing = [f for f in FAMILIES[:-1] if f not in self.families]
         notes = list(self.notes)
         notes += [f"no {f} datasets in the scores: no answer for that family" for f in missing]
