@@ -49,6 +49,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from fsclust._io import write_text_atomic
+from fsclust.report.figures import METRIC_LABELS, save_figure
+from fsclust.report.tables import to_markdown, write_tables
+
 #: The two controls: a random ranking (several ranker seeds) and every feature.
 RANDOM = "random"
 ALL_FEATURES = "all-features"
@@ -107,8 +111,9 @@ def dataset_scores(scores, metrics=("acc", "nmi", "ari")):
     ...                   "ranker_seed": [0, 0, 1], "clusterer": "kmeans", "seed": [0, 1, 0],
     ...                   "m_rule": "1%", "k_rule": "true", "acc": [0.2, 0.4, 0.9],
     ...                   "status": "ok"})
-    >>> dataset_scores(s, ["acc"])[["value", "n_runs"]].values.tolist()
-    [[0.6, 3]]
+    >>> cell = dataset_scores(s, ["acc"]).iloc[0]
+    >>> float(cell["value"]), int(cell["n_runs"])
+    (0.6, 3)
     """
     metrics = list(metrics)
     data = scores.copy()
@@ -127,6 +132,7 @@ def dataset_scores(scores, metrics=("acc", "nmi", "ari")):
     cells = per_seed.groupby(keys, sort=True, dropna=False).agg(
         value=("value", "mean"), n_runs=("n_runs", "sum")).reset_index()
     cells["value"] = cells["value"].round(DECIMALS)
+    cells["n_runs"] = cells["n_runs"].astype(int)
     severity = long["status"].map({s: i for i, s in enumerate(STATUSES)}).fillna(len(STATUSES))
     worst = severity.groupby([long[k] for k in keys], sort=True, dropna=False).max()
     worst = worst.rename("severity").reset_index()
@@ -400,8 +406,9 @@ def label_free_loss(cells):
     ...                   "clusterer": "kmeans", "m_rule": ["1%", "5%", "label-free", "1%",
     ...                   "label-free"], "k_rule": "true", "method": "lap", "metric": "acc",
     ...                   "value": [0.5, 0.8, 0.6, 0.7, 0.7]})
-    >>> label_free_loss(c)[["n_datasets", "median_loss"]].values.tolist()
-    [[2, 0.1]]
+    >>> loss = label_free_loss(c).iloc[0]
+    >>> int(loss["n_datasets"]), round(float(loss["median_loss"]), 12)
+    (2, 0.1)
     """
     keys = ["clusterer", "metric", "k_rule", "family", "dataset", "method"]
     fixed = cells[cells["m_rule"].isin(FIXED_FRACTIONS)]
@@ -450,8 +457,6 @@ def diagram_name(family, clusterer, metric, m_rule, k_rule):
 
 
 def _setting_words(metric, m_rule, k_rule, clusterer):
-    from fsclust.report.figures import METRIC_LABELS
-
     k = "true K" if k_rule == "true" else f"{k_rule} K"
     return f"{METRIC_LABELS.get(metric, metric)}, m = {m_rule}, {k}, {clusterer}"
 
@@ -472,8 +477,6 @@ def plot_critical_difference(mean_ranks, p_values, cd, path, *, title):
     """
     import matplotlib.pyplot as plt
     import scikit_posthocs
-
-    from fsclust.report.figures import save_figure
 
     order = sorted(mean_ranks.index, key=lambda m: (mean_ranks[m], m))
     ranks = mean_ranks[order]
@@ -506,8 +509,6 @@ def plot_quality_against_cost(mean_ranks, costs, path, *, setting):
     path : str or Path
     """
     import matplotlib.pyplot as plt
-
-    from fsclust.report.figures import save_figure
 
     ranks = mean_ranks[(mean_ranks[list(setting)] == pd.Series(setting)).all(axis=1)]
     families = [f for f in FAMILIES if (ranks["family"] == f).any()]
@@ -721,8 +722,6 @@ class _Summary:
                     else:
                         row[f"vs {control}"] = row[f"p ({control})"] = "-"
                 rows.append(row)
-            from fsclust.report.tables import to_markdown
-
             self.lines += [to_markdown(pd.DataFrame(rows), title=None,
                                        note=f"**{family}**, {_setting_words(**self.headline)}"),
                            ""]
@@ -738,10 +737,10 @@ class _Summary:
                 better = rows[rows["significant"] & (rows["median_difference"] > 0)]
                 worse = rows[rows["significant"] & ~(rows["median_difference"] > 0)]
                 neither = rows[~rows["significant"]]
-                self.lines.append(
-                    f"- {family}, m = {m_rule}: better: {', '.join(better['method']) or 'none'}"
-                    f"; worse: {', '.join(worse['method']) or 'none'}; not significant: "
-                    f"{', '.join(sorted(neither['method'])) or 'none'}.")
+                named = [", ".join(sorted(part["method"])) or "none"
+                         for part in (better, worse, neither)]
+                self.lines.append(f"- {family}, m = {m_rule}: better: {named[0]}; worse: "
+                                  f"{named[1]}; not significant: {named[2]}.")
 
     def label_free(self):
         self.lines += ["## The label-free m against the best fixed fraction", ""]
@@ -753,11 +752,13 @@ class _Summary:
             return
         self.lines.append(
             "Loss = the best fixed fraction's value on a dataset (chosen with the labels, an "
-            "oracle) minus the label-free m's; median over the datasets with both.")
-        table = loss[["family", "method", "n_datasets", "median_loss", "mean_loss",
-                      "no_result"]]
-        from fsclust.report.tables import to_markdown
-
+            "oracle) minus the label-free m's; median over the datasets with both (their "
+            f"number in brackets), {_setting_words(**{**self.headline, 'm_rule': 'label-free'})}"
+            "; `tables/label_free_loss.tsv` has the mean and the other settings.")
+        cell = loss.assign(text=[f"{m:.3f} ({n})" for m, n in
+                                 zip(loss["median_loss"], loss["n_datasets"])])
+        table = cell.pivot(index="method", columns="family", values="text").fillna("-")
+        table = table[[f for f in FAMILIES if f in table.columns]].reset_index()
         self.lines += ["", to_markdown(table)]
         cells = _select(self.cells, **where)
         with_fixed = set(cells.loc[cells["m_rule"].isin(FIXED_FRACTIONS), "method"])
@@ -802,11 +803,12 @@ class _Summary:
         cells = _select(self.cells, **{k: v for k, v in self.headline.items()
                                        if k != "m_rule"})
         empty = cells[cells["value"].isna() & (cells["metric"] == self.headline["metric"])]
+        per_method = empty["method"].value_counts().sort_index()
+        detail = (" (" + ", ".join(f"{m}: {n}" for m, n in per_method.items()) + ")"
+                  if len(empty) else "")
         self.lines.append(
             f"- Cells without result ({_setting_words(**{**self.headline, 'm_rule': 'any'})}, "
-            f"ranked last): {len(empty)}"
-            + (f" ({', '.join(f'{m}: {n}' for m, n in empty['method'].value_counts().sort_index().items())})."
-               if len(empty) else "."))
+            f"ranked last): {len(empty)}{detail}.")
 
 
 # --------------------------------------------------------------------------- the report
@@ -848,9 +850,6 @@ def write_benchmark_report(scores, costs, out_dir, *, metrics=("acc", "nmi", "ar
         :func:`diagram_name`) and ``figures/quality_vs_cost.png``. The same input (in any row
         order) gives byte-identical files.
     """
-    from fsclust._io import write_text_atomic
-    from fsclust.report.tables import write_tables
-
     out_dir = Path(out_dir)
     cells = dataset_scores(scores, metrics)
     stats = benchmark_statistics(cells)
