@@ -235,3 +235,17 @@ def test_report_is_byte_identical_twice_shuffled_and_under_another_hash_seed(sma
                                           os.environ.get("PYTHONPATH", "")])}
     subprocess.run([sys.executable, "-c", script], check=True, env=env)
     assert _digests(tmp_path / "a") == _digests(tmp_path / "c")
+
+
+def test_the_scores_table_has_one_row_per_cell_and_keeps_failures(tmp_path):
+    scores = _scores(n_image=2, n_expression=2, m_rules=("1%", "10%"))
+    hit = (scores["method"] == "mid") & (scores["dataset"] == "e01")
+    scores.loc[hit, ["acc", "nmi", "ari"]] = np.nan
+    scores.loc[hit, "status"] = "failed"
+    write_benchmark_report(scores, _costs(scores), tmp_path, metrics=("acc", "nmi"))
+    table = pd.read_csv(tmp_path / "tables" / "dataset_scores.tsv", sep="\t")
+    keys = ["dataset", "method", "m_rule"]
+    assert len(table) == len(scores.drop_duplicates(keys))
+    assert not table.duplicated(keys).any()
+    failed = table[(table["method"] == "mid") & (table["dataset"] == "e01")]
+    assert set(failed["status"]) == {"failed"} and failed["acc"].isna().all()

@@ -857,8 +857,7 @@ def write_benchmark_report(scores, costs, out_dir, *, metrics=("acc", "nmi", "ar
     costs = _natural_sort(costs.copy(), ["family", "dataset", "method"])
     costs_table = cost_summary(costs)
     headline, notes = _headline(cells)
-    wide = cells.pivot_table(index=_CELL, columns="metric", values="value", dropna=False,
-                             sort=True).reset_index()
+    wide = cells.pivot(index=_CELL, columns="metric", values="value").reset_index()
     status = cells.drop_duplicates(_CELL)[[*_CELL, "status", "n_runs"]]
     wide = _natural_sort(wide.merge(status, on=_CELL, how="left")[
         [*_CELL, *metrics, "status", "n_runs"]], _CELL)
