@@ -633,6 +633,8 @@ def _record_ranking(ds, dataset, seed, key, spec, grid_spec, fitted, references,
                 "seconds": round(seconds, 3), "n_samples": int(ds.X.shape[0]),
                 "n_features": int(ds.X.shape[1]), "status": ranker.status,
                 "message": ranker.message}
+        if shared:
+            info["shared_by_seeds"] = True
         write_text_atomic(out / f"seed{seed}.json", json.dumps(info, indent=1) + "\n")
         points, grid, marks = sweep_grid(method_grid(spec, grid_spec), ds.X.shape[1], seed,
                                          references, method=key)
