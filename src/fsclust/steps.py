@@ -530,7 +530,10 @@ def evaluate(data_path, sweep_path, *, dataset, methods, rankings_dir, seeds, cl
         method_dirs = {key: (folder / key if nested else folder) for key in order}
         references.update(method_dirs)  # later methods of this job read earlier ones there
         rankers = _Rankers(methods, order, class_draw, references, time_limit_s)
-        fitted = None if class_draw else {}  # relabelling clusterers: one fit serves all seeds
+        # relabelling clusterers: one fit serves every seed of a ranking that serves every
+        # seed (and of all features); a ranking of one seed alone would only fill memory
+        # (NJW keeps its n x n graph: 19 MB on Isolet)
+        fitted = None if class_draw else {}
         frames = []
         for seed, ds in _repeats(data_path, dataset, seeds, class_draw):
             runs = [_record_ranking(ds, dataset, seed, key, methods[key], grid_spec,
@@ -540,7 +543,8 @@ def evaluate(data_path, sweep_path, *, dataset, methods, rankings_dir, seeds, cl
             if baseline:
                 runs.append(_all_features_run(ds.X.shape[1]))
             if ds.y is not None and clusterers:  # unlabelled toy sets: rankings only
-                frames += [_sweep_run(ds, dataset, seed, run, clusterers, metrics, fitted)
+                frames += [_sweep_run(ds, dataset, seed, run, clusterers, metrics,
+                                      fitted if rankers.recurs(run.key) else None)
                            for run in runs]
         table = _sweep_table(frames, metrics)
         if time_limit_s is not None:
@@ -580,6 +584,11 @@ class _Rankers:
         self.shared = {}
         self.time_limit_s = time_limit_s
         self.timed_out = {}  # key -> the seed at which its fit hit the time limit
+
+    def recurs(self, key):
+        """Whether the run of ``key`` selects the same features at every seed: a shared
+        ranking, or all features."""
+        return key == ALL_FEATURES or self.shares.get(key, False)
 
     def fitted(self, ds, dataset, seed, key):
         """``(ranker, random_state, seconds, shared)`` of method ``key`` at ``seed``; the

@@ -129,9 +129,11 @@ def sweep_fits(X, ranking, grid, clusterers, *, n_clusters, random_states,
     ``values`` from :func:`reported_values`.
 
     ``fitted``: a dict kept by the caller across the repeats of one view of the data. A
-    clusterer whose runs differ only by the discretisation (tag ``relabels``) and that needs
-    the features themselves is then fitted once per selected set, at the first repeat, and
-    later repeats call its ``relabel`` with their seed: the labels of a fit with that seed.
+    clusterer whose runs differ only by the discretisation (tag ``relabels``) is then fitted
+    once per input, at the first repeat, and later repeats call its ``relabel`` with their
+    seed: the labels of a fit with that seed. Its input is the selected set, or, for one that
+    takes accumulated squared distances, the blocks of the ranking they were summed over
+    (their round-off depends on those blocks, not on the set alone).
     """
     X = np.asarray(X, dtype=float)
     # a method whose subsets are not nested (FSFS: one subset per size) gives {m: indices}
@@ -153,10 +155,7 @@ def sweep_fits(X, ranking, grid, clusterers, *, n_clusters, random_states,
 
     # the squared distances each clusterer's fit accepts (its tag), None: it needs the features
     space = {key: distance_space(build(key)) if reuse_distances else None for key in clusterers}
-    # fitted once per selected set when the caller keeps the fits: the fit then depends on
-    # the selected columns alone (no accumulated distances)
-    once = {key: fitted is not None and space[key] is None and relabels(build(key))
-            for key in clusterers}
+    once = {key: fitted is not None and relabels(build(key)) for key in clusterers}
     # One running sum per feature space, shared by every clusterer of that space: the raw
     # features, and the z-scored ones (both kernel k-means scalings: z-scoring acts on each
     # column alone, and "zscore-sqrt-d" only divides the squared distances by m).
@@ -191,15 +190,19 @@ def sweep_fits(X, ranking, grid, clusterers, *, n_clusters, random_states,
                     shared[kind] = current["zscore"] / m
                 else:
                     shared[kind] = current[kind]
+            fit_params = {} if kind is None else {"sq_distances": shared[kind]}
             if once[key]:
-                cached = (key, columns.tobytes())
+                # what the fit's input is computed from (see the docstring)
+                blocks = ([np.sort(ranking[a:b]).tobytes()
+                           for a, b in zip([0, *below_d], below_d) if b <= m]
+                          if kind is not None and m < d else [columns.tobytes()])
+                cached = (key, kind, *blocks)
                 if cached in fitted:
                     model = fitted[cached]
                     fits[key, m] = (model.relabel(random_states[key]), reported_values(model))
                     continue
-                model = fitted[cached] = build(key).fit(Xm)
+                model = fitted[cached] = build(key).fit(Xm, **fit_params)
             else:
-                fit_params = {} if kind is None else {"sq_distances": shared[kind]}
                 model = build(key).fit(Xm, **fit_params)
             fits[key, m] = (model.labels_, reported_values(model))
     return fits
