@@ -2,9 +2,10 @@
 long tables (issue 27), results/{experiment}/tables/scores.tsv and costs.tsv.
 
 scores.tsv: one row per (dataset, method, ranker seed, clusterer, seed, m rule, K rule); costs.tsv:
-one row per (dataset, method): the mean seconds of its fits (their sidecars), the job's peak
-memory (Snakemake's benchmark file, max_rss) and the worst status of its fits. Rows are sorted
-and floats written with one format, so the tables are the same bytes whatever --cores.
+one row per (dataset, method): the mean seconds of its fits and the largest peak memory of a fit
+above the job's (both measured by the fit's own process under the time limit, in its sidecar),
+and the worst status of its fits. Rows are sorted and floats written with one format, so the
+tables are the same bytes whatever --cores (but for those two measurements).
 """
 import json
 from pathlib import Path
@@ -60,20 +61,20 @@ def scores_table(sweeps, sidecars, families, n_classes, fractions, all_features,
     return table[[*SCORES, *metrics, "status"]].reset_index(drop=True)
 
 
-def costs_table(sidecars, job_benchmarks, families, datasets, methods):
+def costs_table(sidecars, families, datasets, methods):
     rows = []
     for dataset in datasets:
         for method in methods:
-            fits = [s for s in sidecars if s["dataset"] == dataset and s["method"] == method]
-            # "-" when the job ended before Snakemake's first sample of its memory
-            rss = pd.to_numeric(pd.read_csv(job_benchmarks[dataset, method], sep="\t")["max_rss"],
-                                errors="coerce").max()
             if method == steps.ALL_FEATURES:
-                rows.append((dataset, ALL_FEATURES, 0.0, rss, "ok",
+                rows.append((dataset, ALL_FEATURES, 0.0, 0.0, "ok",
                              "no ranking: the clusterers on all features"))
                 continue
+            fits = [s for s in sidecars if s["dataset"] == dataset and s["method"] == method]
             if any(s.get("shared_by_seeds") for s in fits):
                 fits = fits[:1]  # one fit served every seed
+            # empty when no fit was measured (killed at the limit as it ended, or not tried)
+            rss = max((s["max_rss_mb"] for s in fits if s.get("max_rss_mb") is not None),
+                      default=np.nan)
             statuses = [s.get("status", "ok") for s in fits]
             status = next(w for w in WORST_FIRST if w in statuses)
             note = next((s.get("message", "") for s in fits if s.get("status", "ok") == status),
@@ -89,14 +90,10 @@ def costs_table(sidecars, job_benchmarks, families, datasets, methods):
 
 
 def read_sidecars(rankings_dirs):
+    """Every sidecar, seed{S}.json, of the rankings directories (one method's, or a
+    "dataset" grain job's with one folder per method)."""
     return [json.loads(path.read_text())
-            for folder in sorted(rankings_dirs) for path in sorted(Path(folder).glob("*.json"))]
-
-
-def job_of(path):
-    """(dataset, method) of an evaluate job's file, .../{dataset}/{method}.tsv."""
-    path = Path(path)
-    return path.parent.name, path.stem
+            for folder in sorted(rankings_dirs) for path in sorted(Path(folder).rglob("*.json"))]
 
 
 with steps.logged(snakemake.log[0], snakemake.threads):
@@ -107,8 +104,7 @@ with steps.logged(snakemake.log[0], snakemake.threads):
     sidecars = read_sidecars(snakemake.input.rankings)
     scores = scores_table(sweeps, sidecars, p.families, p.n_classes, p.fractions,
                           p.all_features, metrics)
-    jobs = {job_of(f): f for f in snakemake.input.job_benchmarks}
-    costs = costs_table(sidecars, jobs, p.families, sorted({d for d, _ in jobs}),
-                        sorted({m for _, m in jobs}))
+    costs = costs_table(sidecars, p.families, sorted(set(sweeps["dataset"])),
+                        sorted(set(sweeps["method"])))
     write_table_atomic(scores, snakemake.output.scores, float_format="%.10g")
     write_table_atomic(costs, snakemake.output.costs, float_format="%.10g")

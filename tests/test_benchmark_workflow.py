@@ -55,9 +55,12 @@ def test_config_sweeps_fractions_of_d_and_records_the_families():
 
 # --- the time limit: a tiny test-only ranker that sleeps, raises or ties ------------------
 
+ALLOCATE_MB = 200
+
 class _TestRanker(FeatureRanker):
     """Scores the column index (ascending: a ranking decided by nothing random); ``behaviour``
-    "sleep" sleeps first, "raise" raises, "tie" scores every feature 1."""
+    "sleep" sleeps first, "raise" raises, "tie" scores every feature 1, "allocate" first
+    fills ALLOCATE_MB of new memory."""
 
     def __init__(self, behaviour="ok", n_clusters=None, n_features_to_select=None):
         self.behaviour = behaviour
@@ -71,6 +74,8 @@ class _TestRanker(FeatureRanker):
             raise FloatingPointError("the test ranker's deliberate failure")
         if self.behaviour == "tie":
             return np.ones(X.shape[1])
+        if self.behaviour == "allocate":
+            np.ones(ALLOCATE_MB * 2**20 // 8)
         return np.arange(X.shape[1], 0, -1, dtype=float)
 
 
@@ -122,6 +127,23 @@ def test_slow_failing_and_tied_fits_are_recorded_and_the_job_succeeds(blobs, tmp
         "ok": "ok", "sleep": "timeout", "raise": "failed", "tie": "degenerate"}
     assert "deliberate failure" in sidecars["raise"]["message"]
     assert "time limit" in sidecars["sleep"]["message"]
+    # each fit measured its own peak memory above its start, the killed one too
+    assert all(info["max_rss_mb"] >= 0 for info in sidecars.values())
+
+
+def test_a_fit_records_the_memory_it_allocated_not_the_jobs(blobs, tmp_path, test_ranker):
+    import resource
+
+    methods = {behaviour: {"method": test_ranker, "params": {"behaviour": behaviour}}
+               for behaviour in ("ok", "allocate")}
+    _evaluate(blobs, tmp_path, methods, time_limit_s=60)
+    memory = {m: json.loads((tmp_path / "rankings" / m / "seed0.json").read_text())["max_rss_mb"]
+              for m in methods}
+    assert memory["allocate"] >= ALLOCATE_MB
+    # the forked child starts with this process's resident pages (the imports, the data):
+    # they are not the fit's
+    job_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    assert memory["ok"] < min(job_mb, ALLOCATE_MB) <= memory["allocate"] - memory["ok"] + 1
 
 
 def test_a_fit_under_the_limit_gives_the_same_sweep_as_in_process(blobs, tmp_path):
@@ -213,8 +235,14 @@ def test_benchmark_small_tables_have_the_interface_columns(small_runs):
     costs = pd.read_csv(tables / "costs.tsv", sep="\t", keep_default_na=False)
     assert list(costs.columns) == COSTS
     assert len(costs) == len(exp["datasets"]) * len(methods)
+    # every path of a fit under the time limit: ok, a degenerate ranking, a timeout
+    assert {"ok", "degenerate", "timeout"} <= set(costs["status"])
     assert set(costs["status"]) <= {"ok", "timeout", "failed", "degenerate"}
-    assert (pd.to_numeric(costs["max_rss_mb"]) > 0).all()
+    # the fits' own peak memory above the job's (none for all features): measured for every
+    # fit that ended by itself
+    memory = pd.to_numeric(costs["max_rss_mb"], errors="coerce")
+    assert (memory[costs["status"] != "timeout"] >= 0).all()
+    assert (memory[costs["method"] == "all-features"] == 0).all()
 
 
 @needs_mirror

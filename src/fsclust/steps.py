@@ -156,8 +156,18 @@ def _ranker_random_state(seed, dataset, method, spec):
     return derive_seed(seed, dataset, spec.get("seed_key", method))
 
 
+class Fit(NamedTuple):
+    """A fitted ranker, its random state, the fit's wall time and, for a fit in a child
+    process (:func:`_rank_within`), its peak memory above the job's (MB; None otherwise)."""
+
+    ranker: object
+    random_state: int
+    seconds: float
+    max_rss_mb: float | None = None
+
+
 def _rank_one(ds, *, dataset, method, spec, seed, references=None):
-    """Fit ``spec``'s ranker on one repeat's view; return (ranker, random_state, seconds)."""
+    """Fit ``spec``'s ranker on one repeat's view; return its :class:`Fit`."""
     from fsclust.ranking import rank_features
 
     # unlabelled sets (the Zelnik-Manor & Perona toys) carry their number of clusters
@@ -168,27 +178,61 @@ def _rank_one(ds, *, dataset, method, spec, seed, references=None):
     start = time.perf_counter()
     ranker = rank_features(ds.X, spec["method"], params, n_clusters=n_clusters,
                            random_state=random_state)
-    return ranker, random_state, time.perf_counter() - start
+    return Fit(ranker, random_state, time.perf_counter() - start)
 
 
 class FitFailure(NamedTuple):
     """A fit that gave no ranking, in an experiment with a time limit: ``status`` "timeout"
     (killed at the limit, or not tried again after an earlier seed's timeout) or "failed"
-    (it raised, or its process died), ``message`` says which, ``seconds`` how long it ran."""
+    (it raised, or its process died), ``message`` says which, ``seconds`` how long it ran,
+    ``max_rss_mb`` its peak memory above the job's (None: not measured)."""
 
     status: str
     message: str
     seconds: float
+    max_rss_mb: float | None = None
 
 
-def _fit_and_send(connection, ds, kwargs):
-    """In the child process of :func:`_rank_within`: fit, send the outcome, exit."""
+def _resident_mb(pid="self"):
+    """The resident memory of a process now (``/proc/{pid}/statm``), in MB."""
     import os
 
+    with open(f"/proc/{pid}/statm") as handle:
+        return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def _peak_above_mb(pid, baseline_mb):
+    """The peak resident memory of a live process (``VmHWM`` of ``/proc/{pid}/status``) above
+    ``baseline_mb``, in MB; None when the process has just ended or not yet measured it."""
     try:
-        connection.send(_rank_one(ds, **kwargs))
+        with open(f"/proc/{pid}/status") as handle:
+            kb = next(line.split()[1] for line in handle if line.startswith("VmHWM:"))
+    except (OSError, StopIteration):  # gone, or a zombie without memory
+        return None
+    return None if np.isnan(baseline_mb) else round(int(kb) / 1024 - baseline_mb, 1)
+
+
+def _fit_and_send(connection, baseline, ds, kwargs):
+    """In the child process of :func:`_rank_within`: fit, send the outcome with the fit's
+    peak memory above the child's resident memory at its start, exit.
+
+    A forked child starts resident with the parent's pages (the data, the imports), which the
+    fit did not allocate: its own cost is its peak (``ru_maxrss``, the high-water mark of this
+    process alone) minus what it held at the start. That start is read from ``/proc/self/statm``
+    (the resident pages now), not from ``ru_maxrss`` at the start, which is a high-water mark
+    whose value for a fresh fork is the kernel's choice; the two agree on Linux. ``baseline``
+    (shared memory) gives it to the parent too, which measures a child it kills itself."""
+    import os
+    import resource
+
+    baseline.value = _resident_mb()
+    try:
+        outcome = _rank_one(ds, **kwargs)
     except BaseException as error:  # noqa: BLE001 (the parent records any failure)
-        connection.send(FitFailure("failed", f"{type(error).__name__}: {error}", float("nan")))
+        outcome = FitFailure("failed", f"{type(error).__name__}: {error}", float("nan"))
+    try:
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB on Linux
+        connection.send(outcome._replace(max_rss_mb=round(peak - baseline.value, 1)))
     finally:
         connection.close()
         os._exit(0)  # no atexit handlers, no flush of the parent's inherited buffers
@@ -201,20 +245,24 @@ def _rank_within(time_limit_s, ds, **kwargs):
     be killed at once. The child is forked: it inherits the data and the BLAS thread limit
     of :func:`logged` without pickling or a new interpreter, and its fit is the same
     arithmetic as in this process (the ranking is the same bit for bit). Returns what
-    :func:`_rank_one` returns, or a :class:`FitFailure`."""
+    :func:`_rank_one` returns, or a :class:`FitFailure`, with the fit's peak memory above the
+    child's start (:func:`_fit_and_send`; of a child killed at the limit, its peak so far)."""
     import multiprocessing
 
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
-    child = context.Process(target=_fit_and_send, args=(send, ds, kwargs), daemon=True)
+    baseline = context.RawValue("d", float("nan"))
+    child = context.Process(target=_fit_and_send, args=(send, baseline, ds, kwargs),
+                            daemon=True)
     start = time.perf_counter()
     child.start()
     send.close()
     try:
         if not receive.poll(time_limit_s):
+            peak = _peak_above_mb(child.pid, baseline.value)
             child.kill()
             return FitFailure("timeout", f"the fit exceeded the time limit of {time_limit_s} s "
-                              "and was stopped", time.perf_counter() - start)
+                              "and was stopped", time.perf_counter() - start, peak)
         outcome = receive.recv()
     except EOFError:  # the child died without a word: killed from outside, out of memory
         child.join()
@@ -591,20 +639,20 @@ class _Rankers:
         return key == ALL_FEATURES or self.shares.get(key, False)
 
     def fitted(self, ds, dataset, seed, key):
-        """``(ranker, random_state, seconds, shared)`` of method ``key`` at ``seed``; the
-        ranker is a :class:`FitFailure` when a fit under the time limit gave none."""
+        """``(fit, shared)`` of method ``key`` at ``seed``: its :class:`Fit`, whose ranker is
+        a :class:`FitFailure` when a fit under the time limit gave none."""
         spec = self.methods[key]
         if key not in self.shared:
             fit = self._fit(ds, dataset, seed, key, spec)
             if self.shares[key]:
                 self.shared[key] = fit
-            return (*fit, self.shares[key])
-        ranker, random_state, seconds = self.shared[key]
+            return fit, self.shares[key]
+        ranker, random_state, seconds, max_rss_mb = self.shared[key]
         if (not isinstance(ranker, FitFailure) and hasattr(ranker, "labels_")
                 and "random_state" in ranker.get_params()):
             random_state = _ranker_random_state(seed, dataset, key, spec)
             ranker.labels_ = ranker.relabel(random_state)
-        return ranker, random_state, seconds, True
+        return Fit(ranker, random_state, seconds, max_rss_mb), True
 
     def _fit(self, ds, dataset, seed, key, spec):
         kwargs = dict(dataset=dataset, method=key, spec=spec, seed=seed,
@@ -615,16 +663,16 @@ class _Rankers:
         if key in self.timed_out:
             # a fit that did not end within the limit at one seed would cost the limit again
             # at every later seed (the same data, another random start)
-            return (FitFailure("timeout", f"not fitted: the fit at seed {self.timed_out[key]} "
-                               f"exceeded the time limit of {self.time_limit_s} s", 0.0),
-                    random_state, 0.0)
+            return Fit(FitFailure("timeout", f"not fitted: the fit at seed "
+                                  f"{self.timed_out[key]} exceeded the time limit of "
+                                  f"{self.time_limit_s} s", 0.0), random_state, 0.0)
         fit = _rank_within(self.time_limit_s, ds, **kwargs)
         if not isinstance(fit, FitFailure):
             return fit
         if fit.status == "timeout":
             self.timed_out[key] = seed
         log.warning("%s on %s (seed %d): %s: %s", key, dataset, seed, fit.status, fit.message)
-        return fit, random_state, fit.seconds
+        return Fit(fit, random_state, fit.seconds, fit.max_rss_mb)
 
 
 def _record_ranking(ds, dataset, seed, key, spec, grid_spec, fitted, references, out, metrics,
@@ -636,12 +684,14 @@ def _record_ranking(ds, dataset, seed, key, spec, grid_spec, fitted, references,
     :class:`FitFailure` writes its sidecar alone."""
     from fsclust.rankers.base import nested_selection, selected_features, tied_cuts
 
-    ranker, random_state, seconds, shared = fitted
+    (ranker, random_state, seconds, max_rss_mb), shared = fitted
+    # a fit in a child process (the time limit) measured its own memory
+    memory = {} if max_rss_mb is None else {"max_rss_mb": max_rss_mb}
     if isinstance(ranker, FitFailure):
         info = {"dataset": dataset, "method": key, "seed": seed, "random_state": random_state,
                 "seconds": round(seconds, 3), "n_samples": int(ds.X.shape[0]),
                 "n_features": int(ds.X.shape[1]), "status": ranker.status,
-                "message": ranker.message}
+                "message": ranker.message, **memory}
         if shared:
             info["shared_by_seeds"] = True
         write_text_atomic(out / f"seed{seed}.json", json.dumps(info, indent=1) + "\n")
@@ -652,6 +702,7 @@ def _record_ranking(ds, dataset, seed, key, spec, grid_spec, fitted, references,
              random_state, seconds, " (one ranking for every seed)" if shared else "")
     info = rank_sidecar(ranker, ds, dataset=dataset, method=key, seed=seed,
                         random_state=random_state, seconds=seconds, metrics=metrics)
+    info.update(memory)
     if shared:
         info["shared_by_seeds"] = True
     points, grid, marks = sweep_grid(method_grid(spec, grid_spec), ds.X.shape[1], seed,

@@ -1,5 +1,5 @@
 # Issue 27's cross-dataset benchmark (config/experiments/benchmark.yaml): the generic evaluate
-# jobs (one per dataset and method), gathered into the two long tables of the report, then the
+# jobs (of the experiment's grain), gathered into the two long tables of the report, then the
 # report (fsclust.report.benchmark). An experiment is a cross-dataset benchmark when it
 # declares `families`; its target builds these outputs instead of the generic tables and
 # figures (OWN_OUTPUTS, workflow/rules/common.smk).
@@ -13,15 +13,6 @@ for _name in CROSSBENCH:
     ]
 
 
-def crossbench_job_benchmarks(wildcards):
-    """Snakemake's benchmark file of every evaluate job: its peak memory (max_rss)."""
-    return [
-        path.replace("results/", "logs/benchmarks/", 1)
-        .replace("/sweeps/", "/evaluate/", 1)
-        for path in sweep_files(wildcards.experiment)
-    ]
-
-
 def crossbench_family(wildcards):
     """dataset -> family ("expression" or "image"), as the experiment declares them."""
     families = EXPERIMENTS[wildcards.experiment]["families"]
@@ -32,7 +23,6 @@ rule crossbench_tables:
     input:
         sweeps=lambda wildcards: sweep_files(wildcards.experiment),
         rankings=lambda wildcards: rankings_outputs(wildcards.experiment),
-        job_benchmarks=crossbench_job_benchmarks,
     output:
         scores="results/{experiment}/tables/scores.tsv",
         costs="results/{experiment}/tables/costs.tsv",
