@@ -127,14 +127,16 @@ def test_batched_signed_rank_tests_equal_one_call_per_comparison():
             assert (w, pv) == pytest.approx((alone.statistic, alone.pvalue), rel=1e-12)
 
 
-def test_a_timeout_takes_the_worst_rank_on_its_dataset():
+# "failed": a fit that raised, or the clusterer on the method's selection (same rows)
+@pytest.mark.parametrize("status", ["timeout", "failed"])
+def test_a_timeout_or_failure_takes_the_worst_rank_on_its_dataset(status):
     scores = _scores()
     hit = (scores["method"] == "best") & (scores["dataset"] == "e03")
     scores.loc[hit, ["acc", "nmi", "ari"]] = np.nan
-    scores.loc[hit, "status"] = "timeout"
+    scores.loc[hit, "status"] = status
     cells = dataset_scores(scores, ["acc"])
     cell = cells[(cells["method"] == "best") & (cells["dataset"] == "e03")].iloc[0]
-    assert cell["status"] == "timeout" and np.isnan(cell["value"])
+    assert cell["status"] == status and np.isnan(cell["value"])
     stats = benchmark_statistics(cells)
     row = _setting(stats["mean_ranks"]).set_index("method").loc["best"]
     k, n = len(QUALITY), 24

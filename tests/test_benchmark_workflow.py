@@ -159,6 +159,55 @@ def test_a_fit_under_the_limit_gives_the_same_sweep_as_in_process(blobs, tmp_pat
                     == (tmp_path / "plain/rankings" / name).read_bytes())
 
 
+@pytest.fixture
+def mostly_equal_top_feature(tmp_path):
+    """Blobs whose first feature is 0 on 30 of the 40 samples: on it alone most pairs of
+    samples coincide, the median squared distance is 0 and NJW's heat kernel with the median
+    bandwidth is undefined (the case of UDFS's top 1 % on COIL20: background pixels)."""
+    X, y = make_blobs(n_samples=40, centers=2, n_features=4, random_state=0)
+    X[:30, 0] = 0.0
+    path = tmp_path / "mostly_equal.npz"
+    save_dataset(Dataset(X=X, y=y, feature_names=[f"f{j}" for j in range(4)],
+                         sample_names=[f"s{i}" for i in range(40)], class_names=["a", "b"]),
+                 path)
+    return path
+
+
+def _evaluate_njw(data, out, method, time_limit_s):
+    """The column-order test ranker (feature 0 first: the top 25 % is feature 0 alone) swept
+    with k-means and NJW."""
+    clusterers = {**CLUSTERERS, "njw": {"method": "njw"}}
+    steps.evaluate(str(data), str(out / "sweep.tsv"), dataset="mostly_equal",
+                   methods={"ok": {"method": method}}, rankings_dir=str(out / "rankings"),
+                   seeds=[0, 1], clusterers=clusterers, grid_spec=GRID, metrics=["acc", "nmi"],
+                   nested=True, time_limit_s=time_limit_s)
+    return pd.read_csv(out / "sweep.tsv", sep="\t")
+
+
+def test_a_clusterer_failure_is_a_failed_row_and_the_job_succeeds(mostly_equal_top_feature,
+                                                                  tmp_path, test_ranker):
+    sweep = _evaluate_njw(mostly_equal_top_feature, tmp_path, test_ranker, time_limit_s=60)
+    failed = sweep["status"] == "failed"
+    # NJW on feature 0 alone, at both seeds; every other row (k-means there, NJW on two
+    # features) clustered
+    assert set(map(tuple, sweep.loc[failed, ["clusterer", "n_features", "seed"]].to_numpy())) \
+        == {("njw", 1, 0), ("njw", 1, 1)}
+    assert sweep.loc[failed, ["acc", "nmi"]].isna().all().all()
+    assert sweep.loc[~failed, ["acc", "nmi"]].notna().all().all()
+    assert (sweep.loc[~failed, "status"] == "ok").all()
+    assert sweep.loc[failed, "message"].str.contains("median").all()
+    assert sweep.loc[~failed, "message"].isna().all()
+    # the fit itself was fine: its sidecar says so
+    sidecar = json.loads((tmp_path / "rankings/ok/seed0.json").read_text())
+    assert sidecar["status"] == "ok"
+
+
+def test_a_clusterer_failure_still_fails_a_job_without_time_limit(mostly_equal_top_feature,
+                                                                  tmp_path, test_ranker):
+    with pytest.raises(ValueError, match="median"):
+        _evaluate_njw(mostly_equal_top_feature, tmp_path, test_ranker, time_limit_s=None)
+    assert not (tmp_path / "sweep.tsv").exists() and not (tmp_path / "rankings").exists()
+
 # --- benchmark-small end to end -----------------------------------------------------------
 
 SCORES = ["dataset", "family", "method", "ranker_seed", "clusterer", "seed", "m_rule",

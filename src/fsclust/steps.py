@@ -525,7 +525,8 @@ class _Run(NamedTuple):
 
 #: Status of a method's fit, recorded in its sidecar and its sweep rows by an experiment with a
 #: time limit (``time_limit_s``): "ok", "degenerate" (:func:`degenerate_reason`), "timeout"
-#: or "failed" (:class:`FitFailure`). A run not "ok" has rows with empty metrics.
+#: or "failed" (:class:`FitFailure`). A run not "ok" has rows with empty metrics. A sweep row
+#: is "failed" too, with empty metrics, when its clusterer raised on that selection.
 FIT_STATUSES = ("ok", "degenerate", "timeout", "failed")
 
 
@@ -565,8 +566,11 @@ def evaluate(data_path, sweep_path, *, dataset, methods, rankings_dir, seeds, cl
         (:func:`_rank_within`), and a fit that times out, raises or gives a degenerate ranking
         does not fail the job: its status and message go in its sidecar, and its sweep rows
         (a ``status`` column, :data:`FIT_STATUSES`) have empty metrics. A method that timed out
-        at one seed is not fitted again at the later ones (recorded "timeout" too). None: the
-        fits run in this process and any error fails the job.
+        at one seed is not fitted again at the later ones (recorded "timeout" too). A
+        clusterer that raises on one selection does not fail the job either: that row has
+        empty metrics, status "failed" and the error in a ``message`` column (there only when
+        some clusterer failed). None: the fits run in this process and any error fails the
+        job.
 
     A method with no random choice is fitted once and its ranking serves every seed, unless
     each seed draws its own classes. Rankings are written in a temporary directory renamed
@@ -592,7 +596,8 @@ def evaluate(data_path, sweep_path, *, dataset, methods, rankings_dir, seeds, cl
                 runs.append(_all_features_run(ds.X.shape[1]))
             if ds.y is not None and clusterers:  # unlabelled toy sets: rankings only
                 frames += [_sweep_run(ds, dataset, seed, run, clusterers, metrics,
-                                      fitted if rankers.recurs(run.key) else None)
+                                      fitted if rankers.recurs(run.key) else None,
+                                      record_failures=time_limit_s is not None)
                            for run in runs]
         table = _sweep_table(frames, metrics)
         if time_limit_s is not None:
@@ -733,13 +738,14 @@ def _record_ranking(ds, dataset, seed, key, spec, grid_spec, fitted, references,
     return _Run(key, selection, points, grid, marks, spec.get("clusterers"), status)
 
 
-def _sweep_run(ds, dataset, seed, run, clusterers, metrics, fitted=None):
+def _sweep_run(ds, dataset, seed, run, clusterers, metrics, fitted=None,
+               record_failures=False):
     """Cluster one run's selections with its clusterers; the rows of the sweep TSV.
 
     Every method's clusterer draws the same seed (the curves of different methods are
     paired); a clusterer's ``seed_key`` makes it draw another key's stream (every point of a
-    clusterer grid the stream of one clusterer). ``fitted``: see
-    :func:`fsclust.sweep.sweep_fits`."""
+    clusterer grid the stream of one clusterer). ``fitted``, ``record_failures``: see
+    :func:`fsclust.sweep.run_sweep`."""
     from fsclust.sweep import run_sweep
 
     start = time.perf_counter()
@@ -755,7 +761,11 @@ def _sweep_run(ds, dataset, seed, run, clusterers, metrics, fitted=None):
                   for k, spec in used.items()}
         result = run_sweep(ds.X, ds.y, run.selection, run.points, used,
                            n_clusters=ds.n_classes, random_states=states, metrics=metrics,
-                           fitted=fitted)
+                           fitted=fitted, record_failures=record_failures)
+        if "message" in result:
+            for row in result[result["status"] == "failed"].itertuples():
+                log.warning("%s / %s seed %d: %s on the top %d failed: %s", dataset, run.key,
+                            seed, row.clusterer, row.n_features, row.message)
     log.info("%s / %s seed %d: %d clusterer(s) x %d points in %.2f s", dataset, run.key, seed,
              len(used), len(run.points), time.perf_counter() - start)
     for name, value in (("seed", seed), ("method", run.key), ("dataset", dataset)):

@@ -9,10 +9,13 @@ against random features and all features, quality against cost, and ``summary.md
     n_clusters, acc, nmi, ari, status``. ``family`` is "expression" or "image"; the method
     "all-features" is the all-features control (m rule "100%"), "random" the random control
     (several ranker seeds); ``m_rule`` is a fixed fraction ("1%" ... "50%") or "label-free";
-    ``k_rule`` "true" or "label-free"; ``status`` "ok", "timeout", "failed" or "degenerate".
+    ``k_rule`` "true" or "label-free"; ``status`` "ok", "timeout", "failed" (the fit, or the
+    clusterer on the method's selection, raised) or "degenerate".
 ``costs``
     one row per (dataset, method): ``dataset, family, method, seconds, max_rss_mb, status,
-    note`` (the ranking's wall time, the job's peak memory).
+    note``: the mean wall time of the method's fits and the largest peak memory of a fit
+    above the job's, both measured in the fit's own child process and read from its sidecar
+    (0 for all features, which fits nothing), and the worst status of its fits.
 
 The statistics follow Demšar (2006), "Statistical comparisons of classifiers over multiple
 data sets", JMLR 7: a dataset is a block, methods are ranked within it, and the ranks are
@@ -22,9 +25,9 @@ with family "expression", "image" or "all" (both together).
 Decisions, stated once here (the summary and the captions repeat them):
 
 - A (dataset, method) *cell* is the mean over the clustering seeds and, for ``random``, the
-  mean over its ranker seeds of those means. Rows without metrics (timeout, failed, or a
-  degenerate ranking that was not clustered) are skipped; a cell with no metric at all has
-  *no result* and is ranked last on its dataset (several such methods share the last places,
+  mean over its ranker seeds of those means. Rows without metrics (timeout, a failed fit or
+  clustering, or a degenerate ranking that was not clustered) are skipped; a cell with no
+  metric at all has *no result* and is ranked last on its dataset (several such methods share the last places,
   ties averaged). A degenerate ranking that was clustered is scored like any other.
 - The all-features control has one m rule ("100%"); it joins the comparison of every m rule.
 - A dataset enters a setting when some method other than the all-features control has a row
