@@ -27,8 +27,8 @@ Decisions, stated once here (the summary and the captions repeat them):
 - A (dataset, method) *cell* is the mean over the clustering seeds and, for ``random``, the
   mean over its ranker seeds of those means. Rows without metrics (timeout, a failed fit or
   clustering, or a degenerate ranking that was not clustered) are skipped; a cell with no
-  metric at all has *no result* and is ranked last on its dataset (several such methods share the last places,
-  ties averaged). A degenerate ranking that was clustered is scored like any other.
+  metric at all has *no result* and is ranked last on its dataset (several such methods share
+  the last places, ties averaged). A degenerate ranking that was clustered is scored like any other.
 - The all-features control has one m rule ("100%"); it joins the comparison of every m rule.
 - A dataset enters a setting when some method other than the all-features control has a row
   there; a method with rows on fewer than half of those datasets is left out of the setting
