@@ -87,14 +87,20 @@ def test_ranker(monkeypatch):
     return "test_ranker"
 
 
-@pytest.fixture
-def blobs(tmp_path):
+def _save_blobs(path, n_zeros_first_feature=0):
+    """Two blobs of 40 samples in 4 features, the first feature set to 0 on the first
+    ``n_zeros_first_feature`` samples."""
     X, y = make_blobs(n_samples=40, centers=2, n_features=4, random_state=0)
-    path = tmp_path / "blobs.npz"
+    X[:n_zeros_first_feature, 0] = 0.0
     save_dataset(Dataset(X=X, y=y, feature_names=[f"f{j}" for j in range(4)],
                          sample_names=[f"s{i}" for i in range(40)], class_names=["a", "b"]),
                  path)
     return path
+
+
+@pytest.fixture
+def blobs(tmp_path):
+    return _save_blobs(tmp_path / "blobs.npz")
 
 
 def _evaluate(data, out, methods, time_limit_s):
@@ -164,13 +170,7 @@ def mostly_equal_top_feature(tmp_path):
     """Blobs whose first feature is 0 on 30 of the 40 samples: on it alone most pairs of
     samples coincide, the median squared distance is 0 and NJW's heat kernel with the median
     bandwidth is undefined (the case of UDFS's top 1 % on COIL20: background pixels)."""
-    X, y = make_blobs(n_samples=40, centers=2, n_features=4, random_state=0)
-    X[:30, 0] = 0.0
-    path = tmp_path / "mostly_equal.npz"
-    save_dataset(Dataset(X=X, y=y, feature_names=[f"f{j}" for j in range(4)],
-                         sample_names=[f"s{i}" for i in range(40)], class_names=["a", "b"]),
-                 path)
-    return path
+    return _save_blobs(tmp_path / "mostly_equal.npz", n_zeros_first_feature=30)
 
 
 def _evaluate_njw(data, out, method, time_limit_s):
