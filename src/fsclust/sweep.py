@@ -178,6 +178,7 @@ def sweep_fits(X, ranking, grid, clusterers, *, n_clusters, random_states,
     if {"zscore", "zscore-sqrt-d"} & set(space.values()):
         running["zscore"] = accumulated_sq_distances(scale_features(X, "zscore"), ranking,
                                                      below_d)
+
     def fit_point(key, Xm, fit_params, cached):
         """``(labels, values)`` of clusterer ``key`` on one selection; a relabelling
         clusterer's model (or failure) kept in ``fitted[cached]`` and relabelled later."""
@@ -296,8 +297,8 @@ def run_sweep(X, y, ranking, grid, clusterers, *, n_clusters, random_states,
     DataFrame with one row per clusterer and m: ``clusterer``, ``n_features``, one column
     per metric, then one per attribute a clusterer reports (:func:`reported_values`; empty
     for the others) and, with a recorded failure, ``status`` and ``message`` (empty in the
-    rows that did not fail). Timings are left to Snakemake's benchmark files so that results are
-    byte-identical across runs.
+    rows that did not fail). Timings are left to Snakemake's benchmark files so that results
+    are byte-identical across runs.
     """
     fits = sweep_fits(X, ranking, grid, clusterers, n_clusters=n_clusters,
                       random_states=random_states, reuse_distances=reuse_distances,
