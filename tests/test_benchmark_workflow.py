@@ -137,6 +137,18 @@ def test_slow_failing_and_tied_fits_are_recorded_and_the_job_succeeds(blobs, tmp
     assert all(info["max_rss_mb"] >= 0 for info in sidecars.values())
 
 
+def test_a_methods_own_time_limit_wins_over_the_experiments(blobs, tmp_path, test_ranker):
+    # the experiment's 60 s would let the 30 s sleep finish; its own 1 s stops it
+    methods = {"ok": {"method": test_ranker, "params": {"behaviour": "ok"}},
+               "sleep": {"method": test_ranker, "params": {"behaviour": "sleep"},
+                         "time_limit_s": 1}}
+    sweep = _evaluate(blobs, tmp_path, methods, time_limit_s=60)
+    status = sweep.groupby("method")["status"].unique().map(list).to_dict()
+    assert status == {"ok": ["ok"], "sleep": ["timeout"]}
+    sidecar = json.loads((tmp_path / "rankings" / "sleep" / "seed0.json").read_text())
+    assert "time limit of 1 s" in sidecar["message"]
+
+
 def test_a_fit_records_the_memory_it_allocated_not_the_jobs(blobs, tmp_path, test_ranker):
     import resource
 

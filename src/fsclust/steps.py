@@ -664,14 +664,16 @@ class _Rankers:
                       references=self.references)
         if self.time_limit_s is None:
             return _rank_one(ds, **kwargs)
+        # a method's own limit wins over the experiment's
+        limit = spec.get("time_limit_s", self.time_limit_s)
         random_state = _ranker_random_state(seed, dataset, key, spec)
         if key in self.timed_out:
             # a fit that did not end within the limit at one seed would cost the limit again
             # at every later seed (the same data, another random start)
             return Fit(FitFailure("timeout", f"not fitted: the fit at seed "
                                   f"{self.timed_out[key]} exceeded the time limit of "
-                                  f"{self.time_limit_s} s", 0.0), random_state, 0.0)
-        fit = _rank_within(self.time_limit_s, ds, **kwargs)
+                                  f"{limit} s", 0.0), random_state, 0.0)
+        fit = _rank_within(limit, ds, **kwargs)
         if not isinstance(fit, FitFailure):
             return fit
         if fit.status == "timeout":
