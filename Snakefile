@@ -51,6 +51,7 @@ for _paper_rules in sorted(
 include: "workflow/rules/provenance.smk"
 include: "workflow/rules/reproduction.smk"
 include: "workflow/rules/benchmarks.smk"
+include: "workflow/rules/crossbench.smk"
 include: "workflow/rules/experiments.smk"
 include: "workflow/rules/selection_common.smk"
 include: "workflow/rules/selection.smk"

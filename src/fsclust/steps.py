@@ -149,21 +149,150 @@ def _resolve_dataset_params(params, ds, dataset):
     return params
 
 
+def _ranker_random_state(seed, dataset, method, spec):
+    """The random state of ``method``'s fit at ``seed``. ``seed_key`` lets a variant share a
+    method's random stream (Maldonado's Table 4 runs start from the same first clustering as
+    the main KP-Kmeans run)."""
+    return derive_seed(seed, dataset, spec.get("seed_key", method))
+
+
+class Fit(NamedTuple):
+    """A fitted ranker, its random state, the fit's wall time and, for a fit in a child
+    process (:func:`_rank_within`), its peak memory above the job's (MB; None otherwise)."""
+
+    ranker: object
+    random_state: int
+    seconds: float
+    max_rss_mb: float | None = None
+
+
 def _rank_one(ds, *, dataset, method, spec, seed, references=None):
-    """Fit ``spec``'s ranker on one repeat's view; return (ranker, random_state, seconds)."""
+    """Fit ``spec``'s ranker on one repeat's view; return its :class:`Fit`."""
     from fsclust.ranking import rank_features
 
     # unlabelled sets (the Zelnik-Manor & Perona toys) carry their number of clusters
     n_clusters = ds.n_classes if ds.y is not None else ds.provenance.get("n_clusters")
-    # `seed_key` lets a variant share a method's random stream (Maldonado's Table 4 runs start
-    # from the same first clustering as the main KP-Kmeans run)
-    random_state = derive_seed(seed, dataset, spec.get("seed_key", method))
+    random_state = _ranker_random_state(seed, dataset, method, spec)
     params = _resolve_dataset_params(spec.get("params"), ds, dataset)
     params = resolve_references(params, seed, references or {})
     start = time.perf_counter()
     ranker = rank_features(ds.X, spec["method"], params, n_clusters=n_clusters,
                            random_state=random_state)
-    return ranker, random_state, time.perf_counter() - start
+    return Fit(ranker, random_state, time.perf_counter() - start)
+
+
+class FitFailure(NamedTuple):
+    """A fit that gave no ranking, in an experiment with a time limit: ``status`` "timeout"
+    (killed at the limit, or not tried again after an earlier seed's timeout) or "failed"
+    (it raised, or its process died), ``message`` says which, ``seconds`` how long it ran,
+    ``max_rss_mb`` its peak memory above the job's (None: not measured)."""
+
+    status: str
+    message: str
+    seconds: float
+    max_rss_mb: float | None = None
+
+
+def _resident_mb(pid="self"):
+    """The resident memory of a process now (``/proc/{pid}/statm``), in MB."""
+    import os
+
+    with open(f"/proc/{pid}/statm") as handle:
+        return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def _peak_above_mb(pid, baseline_mb):
+    """The peak resident memory of a live process (``VmHWM`` of ``/proc/{pid}/status``) above
+    ``baseline_mb``, in MB; None when the process has just ended or not yet measured it."""
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            kb = next(line.split()[1] for line in handle if line.startswith("VmHWM:"))
+    except (OSError, StopIteration):  # gone, or a zombie without memory
+        return None
+    return None if np.isnan(baseline_mb) else round(int(kb) / 1024 - baseline_mb, 1)
+
+
+def _fit_and_send(connection, baseline, ds, kwargs):
+    """In the child process of :func:`_rank_within`: fit, send the outcome with the fit's
+    peak memory above the child's resident memory at its start, exit.
+
+    A forked child starts resident with the parent's pages (the data, the imports), which the
+    fit did not allocate: its own cost is its peak (``ru_maxrss``, the high-water mark of this
+    process alone) minus what it held at the start. That start is read from ``/proc/self/statm``
+    (the resident pages now), not from ``ru_maxrss`` at the start, which is a high-water mark
+    whose value for a fresh fork is the kernel's choice; the two agree on Linux. ``baseline``
+    (shared memory) gives it to the parent too, which measures a child it kills itself."""
+    import os
+    import resource
+
+    baseline.value = _resident_mb()
+    try:
+        outcome = _rank_one(ds, **kwargs)
+    except BaseException as error:  # noqa: BLE001 (the parent records any failure)
+        outcome = FitFailure("failed", f"{type(error).__name__}: {error}", float("nan"))
+    try:
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB on Linux
+        connection.send(outcome._replace(max_rss_mb=round(peak - baseline.value, 1)))
+    finally:
+        connection.close()
+        os._exit(0)  # no atexit handlers, no flush of the parent's inherited buffers
+
+
+def _rank_within(time_limit_s, ds, **kwargs):
+    """:func:`_rank_one` in a child process killed after ``time_limit_s`` seconds.
+
+    A signal cannot interrupt Python inside a long BLAS or LAPACK call, a separate process can
+    be killed at once. The child is forked: it inherits the data and the BLAS thread limit
+    of :func:`logged` without pickling or a new interpreter, and its fit is the same
+    arithmetic as in this process (the ranking is the same bit for bit). Returns what
+    :func:`_rank_one` returns, or a :class:`FitFailure`, with the fit's peak memory above the
+    child's start (:func:`_fit_and_send`; of a child killed at the limit, its peak so far)."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+    baseline = context.RawValue("d", float("nan"))
+    child = context.Process(target=_fit_and_send, args=(send, baseline, ds, kwargs),
+                            daemon=True)
+    start = time.perf_counter()
+    child.start()
+    send.close()
+    try:
+        if not receive.poll(time_limit_s):
+            peak = _peak_above_mb(child.pid, baseline.value)
+            child.kill()
+            return FitFailure("timeout", f"the fit exceeded the time limit of {time_limit_s} s "
+                              "and was stopped", time.perf_counter() - start, peak)
+        outcome = receive.recv()
+    except EOFError:  # the child died without a word: killed from outside, out of memory
+        child.join()
+        return FitFailure("failed", f"the fit's process ended with exit code {child.exitcode} "
+                          "and no result (out of memory?)", time.perf_counter() - start)
+    finally:
+        receive.close()
+    child.join()
+    if isinstance(outcome, FitFailure):
+        return outcome._replace(seconds=time.perf_counter() - start)
+    return outcome
+
+
+def degenerate_reason(method, ranker):
+    """Why a fitted ranking is not the method's own, or None: the fit's ``status_`` says so
+    (its class's ``statuses``, e.g. LLC-fs on a graph split from the start), or every score of
+    a varying feature is tied (the ranking is the column order; e.g. the variance of z-scored
+    data)."""
+    from fsclust.api import status_warnings
+    from fsclust.rankers.base import TIE_RTOL
+
+    messages, degenerate = status_warnings(method, ranker)
+    if degenerate:
+        return messages[0]
+    scores = np.asarray(ranker.scores_, dtype=np.float64)
+    varying = scores[~ranker.constant_mask_ & np.isfinite(scores)]
+    if varying.size > 1 and np.ptp(varying) <= TIE_RTOL * max(np.max(np.abs(varying)), 1e-300):
+        return (f"{method}: all {varying.size} scores are equal; the ranking is the column "
+                "order, not the method's")
+    return None
 
 
 def _artifacts(ranker):
@@ -382,7 +511,8 @@ class _Run(NamedTuple):
     """What the sweep of one ranking of one repeat needs: the method key, the selection (the
     ranking, or ``{m: subset}`` for a method whose subsets are not nested), every m to
     cluster on, the plain grid (the curves), the data-dependent marks and the clusterer keys
-    the method is restricted to (None: all)."""
+    the method is restricted to (None: all); and, in an experiment with a time limit, the
+    fit's status (:data:`FIT_STATUSES`): a run not "ok" is not clustered."""
 
     key: str
     selection: object
@@ -390,6 +520,14 @@ class _Run(NamedTuple):
     grid: set
     marks: dict
     clusterers: object = None
+    status: str = "ok"
+
+
+#: Status of a method's fit, recorded in its sidecar and its sweep rows by an experiment with a
+#: time limit (``time_limit_s``): "ok", "degenerate" (:func:`degenerate_reason`), "timeout"
+#: or "failed" (:class:`FitFailure`). A run not "ok" has rows with empty metrics. A sweep row
+#: is "failed" too, with empty metrics, when its clusterer raised on that selection.
+FIT_STATUSES = ("ok", "degenerate", "timeout", "failed")
 
 
 def _all_features_run(d):
@@ -399,7 +537,7 @@ def _all_features_run(d):
 
 def evaluate(data_path, sweep_path, *, dataset, methods, rankings_dir, seeds, clusterers,
              grid_spec, metrics, baseline=False, nested=False, class_draw=None,
-             references=None):
+             references=None, time_limit_s=None):
     """One unit of work: rank ``dataset`` with each of ``methods`` for every seed, and cluster
     the top-m features with every clusterer for every m of the sweep (and, with ``baseline``,
     on all features: the papers' "nofs").
@@ -423,6 +561,16 @@ def evaluate(data_path, sweep_path, *, dataset, methods, rankings_dir, seeds, cl
         Classes drawn per repeat (each seed sees its own draw; nothing is shared).
     references : dict
         ``{key: rankings directory}`` of methods of other jobs that a spec refers to.
+    time_limit_s : float, optional
+        Seconds one fit may take. Given, each fit runs in a child process killed at the limit
+        (:func:`_rank_within`), and a fit that times out, raises or gives a degenerate ranking
+        does not fail the job: its status and message go in its sidecar, and its sweep rows
+        (a ``status`` column, :data:`FIT_STATUSES`) have empty metrics. A method that timed out
+        at one seed is not fitted again at the later ones (recorded "timeout" too). A
+        clusterer that raises on one selection does not fail the job either: that row has
+        empty metrics, status "failed" and the error in a ``message`` column (there only when
+        some clusterer failed). None: the fits run in this process and any error fails the
+        job.
 
     A method with no random choice is fitted once and its ranking serves every seed, unless
     each seed draws its own classes. Rankings are written in a temporary directory renamed
@@ -433,19 +581,28 @@ def evaluate(data_path, sweep_path, *, dataset, methods, rankings_dir, seeds, cl
     with _rankings_folder(rankings_dir if methods else None) as folder:
         method_dirs = {key: (folder / key if nested else folder) for key in order}
         references.update(method_dirs)  # later methods of this job read earlier ones there
-        rankers = _Rankers(methods, order, class_draw, references)
-        fitted = None if class_draw else {}  # relabelling clusterers: one fit serves all seeds
+        rankers = _Rankers(methods, order, class_draw, references, time_limit_s)
+        # relabelling clusterers: one fit serves every seed of a ranking that serves every
+        # seed (and of all features); a ranking of one seed alone would only fill memory
+        # (NJW keeps its n x n graph: 19 MB on Isolet)
+        fitted = None if class_draw else {}
         frames = []
         for seed, ds in _repeats(data_path, dataset, seeds, class_draw):
             runs = [_record_ranking(ds, dataset, seed, key, methods[key], grid_spec,
                                     rankers.fitted(ds, dataset, seed, key), references,
-                                    method_dirs[key], metrics) for key in order]
+                                    method_dirs[key], metrics,
+                                    record_status=time_limit_s is not None) for key in order]
             if baseline:
                 runs.append(_all_features_run(ds.X.shape[1]))
             if ds.y is not None and clusterers:  # unlabelled toy sets: rankings only
-                frames += [_sweep_run(ds, dataset, seed, run, clusterers, metrics, fitted)
+                frames += [_sweep_run(ds, dataset, seed, run, clusterers, metrics,
+                                      fitted if rankers.recurs(run.key) else None,
+                                      record_failures=time_limit_s is not None)
                            for run in runs]
-        write_table_atomic(_sweep_table(frames, metrics), sweep_path, float_format="%.10g")
+        table = _sweep_table(frames, metrics)
+        if time_limit_s is not None:
+            table["status"] = table["status"].fillna("ok") if "status" in table else "ok"
+        write_table_atomic(table, sweep_path, float_format="%.10g")
 
 
 @contextlib.contextmanager
@@ -474,38 +631,85 @@ class _Rankers:
     its own clustering re-drawn with that seed's stream (LLC-fs, Q-alpha from a uniform
     start: the same labels as a fit with it)."""
 
-    def __init__(self, methods, order, class_draw, references):
+    def __init__(self, methods, order, class_draw, references, time_limit_s=None):
         self.methods, self.references = methods, references
         self.shares = {key: _shares_ranking(methods[key], class_draw) for key in order}
         self.shared = {}
+        self.time_limit_s = time_limit_s
+        self.timed_out = {}  # key -> the seed at which its fit hit the time limit
+
+    def recurs(self, key):
+        """Whether the run of ``key`` selects the same features at every seed: a shared
+        ranking, or all features."""
+        return key == ALL_FEATURES or self.shares.get(key, False)
 
     def fitted(self, ds, dataset, seed, key):
-        """``(ranker, random_state, seconds, shared)`` of method ``key`` at ``seed``."""
+        """``(fit, shared)`` of method ``key`` at ``seed``: its :class:`Fit`, whose ranker is
+        a :class:`FitFailure` when a fit under the time limit gave none."""
         spec = self.methods[key]
         if key not in self.shared:
-            fit = _rank_one(ds, dataset=dataset, method=key, spec=spec, seed=seed,
-                            references=self.references)
+            fit = self._fit(ds, dataset, seed, key, spec)
             if self.shares[key]:
                 self.shared[key] = fit
-            return (*fit, self.shares[key])
-        ranker, random_state, seconds = self.shared[key]
-        if hasattr(ranker, "labels_") and "random_state" in ranker.get_params():
-            random_state = derive_seed(seed, dataset, spec.get("seed_key", key))
+            return fit, self.shares[key]
+        ranker, random_state, seconds, max_rss_mb = self.shared[key]
+        if (not isinstance(ranker, FitFailure) and hasattr(ranker, "labels_")
+                and "random_state" in ranker.get_params()):
+            random_state = _ranker_random_state(seed, dataset, key, spec)
             ranker.labels_ = ranker.relabel(random_state)
-        return ranker, random_state, seconds, True
+        return Fit(ranker, random_state, seconds, max_rss_mb), True
+
+    def _fit(self, ds, dataset, seed, key, spec):
+        kwargs = dict(dataset=dataset, method=key, spec=spec, seed=seed,
+                      references=self.references)
+        if self.time_limit_s is None:
+            return _rank_one(ds, **kwargs)
+        # a method's own limit wins over the experiment's
+        limit = spec.get("time_limit_s", self.time_limit_s)
+        random_state = _ranker_random_state(seed, dataset, key, spec)
+        if key in self.timed_out:
+            # a fit that did not end within the limit at one seed would cost the limit again
+            # at every later seed (the same data, another random start)
+            return Fit(FitFailure("timeout", f"not fitted: the fit at seed "
+                                  f"{self.timed_out[key]} exceeded the time limit of "
+                                  f"{limit} s", 0.0), random_state, 0.0)
+        fit = _rank_within(limit, ds, **kwargs)
+        if not isinstance(fit, FitFailure):
+            return fit
+        if fit.status == "timeout":
+            self.timed_out[key] = seed
+        log.warning("%s on %s (seed %d): %s: %s", key, dataset, seed, fit.status, fit.message)
+        return Fit(fit, random_state, fit.seconds, fit.max_rss_mb)
 
 
-def _record_ranking(ds, dataset, seed, key, spec, grid_spec, fitted, references, out, metrics):
+def _record_ranking(ds, dataset, seed, key, spec, grid_spec, fitted, references, out, metrics,
+                    record_status=False):
     """Write one repeat's ranking of method ``key`` (ranking, sidecar, arrays) and return its
     :class:`_Run`: the sweep's points, and the selection at each (the top of the ranking, or
-    each m's own subset for a method whose subsets are not nested)."""
+    each m's own subset for a method whose subsets are not nested). With ``record_status``
+    (an experiment with a time limit) the sidecar and the run carry the fit's status; a
+    :class:`FitFailure` writes its sidecar alone."""
     from fsclust.rankers.base import nested_selection, selected_features, tied_cuts
 
-    ranker, random_state, seconds, shared = fitted
+    (ranker, random_state, seconds, max_rss_mb), shared = fitted
+    # a fit in a child process (the time limit) measured its own memory
+    memory = {} if max_rss_mb is None else {"max_rss_mb": max_rss_mb}
+    if isinstance(ranker, FitFailure):
+        info = {"dataset": dataset, "method": key, "seed": seed, "random_state": random_state,
+                "seconds": round(seconds, 3), "n_samples": int(ds.X.shape[0]),
+                "n_features": int(ds.X.shape[1]), "status": ranker.status,
+                "message": ranker.message, **memory}
+        if shared:
+            info["shared_by_seeds"] = True
+        write_text_atomic(out / f"seed{seed}.json", json.dumps(info, indent=1) + "\n")
+        points, grid, marks = sweep_grid(method_grid(spec, grid_spec), ds.X.shape[1], seed,
+                                         references, method=key)
+        return _Run(key, None, points, grid, marks, spec.get("clusterers"), ranker.status)
     log.info("%s on %s (seed %d -> random_state %d): %.2f s%s", key, dataset, seed,
              random_state, seconds, " (one ranking for every seed)" if shared else "")
     info = rank_sidecar(ranker, ds, dataset=dataset, method=key, seed=seed,
                         random_state=random_state, seconds=seconds, metrics=metrics)
+    info.update(memory)
     if shared:
         info["shared_by_seeds"] = True
     points, grid, marks = sweep_grid(method_grid(spec, grid_spec), ds.X.shape[1], seed,
@@ -522,27 +726,48 @@ def _record_ranking(ds, dataset, seed, key, spec, grid_spec, fitted, references,
         # cannot say them)
         selection = {m: selected_features(ranker, m) for m in points}
         info["subsets"] = {str(m): v.tolist() for m, v in selection.items()}
+    status = "ok"
+    if record_status:
+        reason = degenerate_reason(key, ranker)
+        if reason is not None:
+            status = "degenerate"
+            info["message"] = reason
+            log.warning("%s on %s (seed %d): degenerate: %s", key, dataset, seed, reason)
+        info["status"] = status
     table = _write_ranking_files(out, seed, ranker, ds, info, keep=spec.get("keep"))
     if selection is None:
         selection = table["index"].to_numpy()
-    return _Run(key, selection, points, grid, marks, spec.get("clusterers"))
+    return _Run(key, selection, points, grid, marks, spec.get("clusterers"), status)
 
 
-def _sweep_run(ds, dataset, seed, run, clusterers, metrics, fitted=None):
+def _sweep_run(ds, dataset, seed, run, clusterers, metrics, fitted=None,
+               record_failures=False):
     """Cluster one run's selections with its clusterers; the rows of the sweep TSV.
 
     Every method's clusterer draws the same seed (the curves of different methods are
     paired); a clusterer's ``seed_key`` makes it draw another key's stream (every point of a
-    clusterer grid the stream of one clusterer). ``fitted``: see
-    :func:`fsclust.sweep.sweep_fits`."""
+    clusterer grid the stream of one clusterer). ``fitted``, ``record_failures``: see
+    :func:`fsclust.sweep.run_sweep`."""
     from fsclust.sweep import run_sweep
 
     start = time.perf_counter()
     used = {k: clusterers[k] for k in (run.clusterers or clusterers)}
-    result = run_sweep(ds.X, ds.y, run.selection, run.points, used, n_clusters=ds.n_classes,
-                       random_states={k: derive_seed(seed, dataset, spec.get("seed_key", k))
-                                      for k, spec in used.items()},
-                       metrics=metrics, fitted=fitted)
+    if run.status != "ok":
+        # no ranking of the method's to cluster: the rows say so, with empty metrics
+        result = pd.DataFrame([(k, m) for k in used for m in run.points],
+                              columns=["clusterer", "n_features"])
+        result[list(metrics)] = np.nan
+        result["status"] = run.status
+    else:
+        states = {k: derive_seed(seed, dataset, spec.get("seed_key", k))
+                  for k, spec in used.items()}
+        result = run_sweep(ds.X, ds.y, run.selection, run.points, used,
+                           n_clusters=ds.n_classes, random_states=states, metrics=metrics,
+                           fitted=fitted, record_failures=record_failures)
+        if "message" in result:
+            for row in result[result["status"] == "failed"].itertuples():
+                log.warning("%s / %s seed %d: %s on the top %d failed: %s", dataset, run.key,
+                            seed, row.clusterer, row.n_features, row.message)
     log.info("%s / %s seed %d: %d clusterer(s) x %d points in %.2f s", dataset, run.key, seed,
              len(used), len(run.points), time.perf_counter() - start)
     for name, value in (("seed", seed), ("method", run.key), ("dataset", dataset)):

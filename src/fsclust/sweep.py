@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -89,6 +90,13 @@ def accumulated_sq_distances(X, ranking, grid):
         yield m, D2
 
 
+class ClusteringFailure(NamedTuple):
+    """A clusterer that raised on one selection of a sweep that records failures
+    (``record_failures``): the error, ``"ExceptionType: message"``, in place of its labels."""
+
+    message: str
+
+
 def sweep_labels(X, ranking, grid, clusterers, *, n_clusters, random_states,
                  reuse_distances=True, fitted=None):
     """The partitions of :func:`run_sweep`, before scoring: ``{(key, m): labels}``.
@@ -124,14 +132,19 @@ def reported_values(model):
 
 
 def sweep_fits(X, ranking, grid, clusterers, *, n_clusters, random_states,
-               reuse_distances=True, fitted=None):
+               reuse_distances=True, fitted=None, record_failures=False):
     """:func:`sweep_labels` with what each model reports: ``{(key, m): (labels, values)}``,
     ``values`` from :func:`reported_values`.
 
+    ``record_failures``: a clusterer that raises on one m gives a :class:`ClusteringFailure`
+    in place of its labels (and no values) and the sweep goes on; False: the error propagates.
+
     ``fitted``: a dict kept by the caller across the repeats of one view of the data. A
-    clusterer whose runs differ only by the discretisation (tag ``relabels``) and that needs
-    the features themselves is then fitted once per selected set, at the first repeat, and
-    later repeats call its ``relabel`` with their seed: the labels of a fit with that seed.
+    clusterer whose runs differ only by the discretisation (tag ``relabels``) is then fitted
+    once per input, at the first repeat, and later repeats call its ``relabel`` with their
+    seed: the labels of a fit with that seed. Its input is the selected set, or, for one that
+    takes accumulated squared distances, the blocks of the ranking they were summed over
+    (their round-off depends on those blocks, not on the set alone).
     """
     X = np.asarray(X, dtype=float)
     # a method whose subsets are not nested (FSFS: one subset per size) gives {m: indices}
@@ -153,10 +166,7 @@ def sweep_fits(X, ranking, grid, clusterers, *, n_clusters, random_states,
 
     # the squared distances each clusterer's fit accepts (its tag), None: it needs the features
     space = {key: distance_space(build(key)) if reuse_distances else None for key in clusterers}
-    # fitted once per selected set when the caller keeps the fits: the fit then depends on
-    # the selected columns alone (no accumulated distances)
-    once = {key: fitted is not None and space[key] is None and relabels(build(key))
-            for key in clusterers}
+    once = {key: fitted is not None and relabels(build(key)) for key in clusterers}
     # One running sum per feature space, shared by every clusterer of that space: the raw
     # features, and the z-scored ones (both kernel k-means scalings: z-scoring acts on each
     # column alone, and "zscore-sqrt-d" only divides the squared distances by m).
@@ -168,6 +178,21 @@ def sweep_fits(X, ranking, grid, clusterers, *, n_clusters, random_states,
     if {"zscore", "zscore-sqrt-d"} & set(space.values()):
         running["zscore"] = accumulated_sq_distances(scale_features(X, "zscore"), ranking,
                                                      below_d)
+
+    def fit_point(key, Xm, fit_params, cached):
+        """``(labels, values)`` of clusterer ``key`` on one selection; a relabelling
+        clusterer's model (or failure) kept in ``fitted[cached]`` and relabelled later."""
+        if cached is None:
+            model = build(key).fit(Xm, **fit_params)
+            return model.labels_, reported_values(model)
+        if cached in fitted:
+            model = fitted[cached]
+            if isinstance(model, ClusteringFailure):  # the same input fails the same way
+                return model, {}
+            return model.relabel(random_states[key]), reported_values(model)
+        model = fitted[cached] = build(key).fit(Xm, **fit_params)
+        return model.labels_, reported_values(model)
+
     fits = {}
     for m in steps:
         current = {name: next(sums)[1] for name, sums in running.items()} if m < d else {}
@@ -191,22 +216,31 @@ def sweep_fits(X, ranking, grid, clusterers, *, n_clusters, random_states,
                     shared[kind] = current["zscore"] / m
                 else:
                     shared[kind] = current[kind]
+            fit_params = {} if kind is None else {"sq_distances": shared[kind]}
+            cached = None
             if once[key]:
-                cached = (key, columns.tobytes())
-                if cached in fitted:
-                    model = fitted[cached]
-                    fits[key, m] = (model.relabel(random_states[key]), reported_values(model))
-                    continue
-                model = fitted[cached] = build(key).fit(Xm)
-            else:
-                fit_params = {} if kind is None else {"sq_distances": shared[kind]}
-                model = build(key).fit(Xm, **fit_params)
-            fits[key, m] = (model.labels_, reported_values(model))
+                # what the fit's input is computed from (see the docstring)
+                blocks = ([np.sort(ranking[a:b]).tobytes()
+                           for a, b in zip([0, *below_d], below_d) if b <= m]
+                          if kind is not None and m < d else [columns.tobytes()])
+                cached = (key, kind, *blocks)
+            try:
+                fits[key, m] = fit_point(key, Xm, fit_params, cached)
+            except Exception as error:
+                if not record_failures:
+                    raise
+                # e.g. NJW's heat kernel with the median bandwidth on a selection where most
+                # pairs of samples coincide: t ~ 0, and the other samples have degree 0
+                failure = ClusteringFailure(f"{type(error).__name__}: {error}")
+                if cached is not None:
+                    fitted[cached] = failure
+                fits[key, m] = (failure, {})
     return fits
 
 
 def run_sweep(X, y, ranking, grid, clusterers, *, n_clusters, random_states,
-              metrics=("acc", "nmi", "ari"), reuse_distances=True, fitted=None):
+              metrics=("acc", "nmi", "ari"), reuse_distances=True, fitted=None,
+              record_failures=False):
     """Cluster ``X[:, ranking[:m]]`` with every clusterer for every m in ``grid``; evaluate.
 
     Parameters
@@ -235,6 +269,9 @@ def run_sweep(X, y, ranking, grid, clusterers, *, n_clusters, random_states,
     fitted : dict, optional
         Kept by the caller across repeats: models that only relabel per seed are fitted once
         (:func:`sweep_fits`).
+    record_failures : bool, default=False
+        A clusterer that raises on one m gives a row with empty metrics, ``status`` "failed"
+        and the error in ``message``, and the sweep goes on; False: the error propagates.
 
     Each clusterer is rebuilt from scratch for each m, and any bandwidth rule is recomputed on
     the m selected features (as the papers do), from the squared distances of the top m.
@@ -259,18 +296,23 @@ def run_sweep(X, y, ranking, grid, clusterers, *, n_clusters, random_states,
     -------
     DataFrame with one row per clusterer and m: ``clusterer``, ``n_features``, one column
     per metric, then one per attribute a clusterer reports (:func:`reported_values`; empty
-    for the others). Timings are left to Snakemake's benchmark files so that results are
-    byte-identical across runs.
+    for the others) and, with a recorded failure, ``status`` and ``message`` (empty in the
+    rows that did not fail). Timings are left to Snakemake's benchmark files so that results
+    are byte-identical across runs.
     """
     fits = sweep_fits(X, ranking, grid, clusterers, n_clusters=n_clusters,
                       random_states=random_states, reuse_distances=reuse_distances,
-                      fitted=fitted)
+                      fitted=fitted, record_failures=record_failures)
     rows = []
     for key in clusterers:
         for m in grid:
             labels, values = fits[key, int(m)]
-            rows.append({"clusterer": key, "n_features": int(m),
-                         **evaluate(y, labels, metrics), **values})
+            if isinstance(labels, ClusteringFailure):
+                scores = {**dict.fromkeys(metrics, np.nan), "status": "failed",
+                          "message": labels.message}
+            else:
+                scores = evaluate(y, labels, metrics)
+            rows.append({"clusterer": key, "n_features": int(m), **scores, **values})
     reported = [c for c in pd.DataFrame(rows).columns if c not in ("clusterer", "n_features",
                                                                      *metrics)]
     return pd.DataFrame(rows, columns=["clusterer", "n_features", *metrics, *reported])

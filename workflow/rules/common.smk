@@ -420,11 +420,18 @@ EXTRA_OUTPUTS = {}
 EXTRA_COMPARISONS = {}
 
 
+# experiment -> target files that replace the generic tables, figures and comparison (the
+# cross-dataset benchmark's own report, workflow/rules/crossbench.smk)
+OWN_OUTPUTS = {}
+
+
 def experiment_outputs(experiment):
     """What an experiment's target builds: its tables, figures and comparison, or, for an
     experiment of rankings only (no clusterer: unlabelled sets), its rankings; and its
     provenance.json."""
     exp = EXPERIMENTS[experiment]
+    if experiment in OWN_OUTPUTS:
+        return [*OWN_OUTPUTS[experiment], f"results/{experiment}/provenance.json"]
     if not exp["clusterers"]:
         return [
             *EXTRA_OUTPUTS.get(experiment, []),

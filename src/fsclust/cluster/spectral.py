@@ -63,7 +63,10 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
     n_init : int, default=10
         Restarts of the final k-means.
     random_state : int, RandomState instance or None, default=None
-        Seeds the final k-means (and ARPACK for large sparse graphs).
+        Seeds the final k-means (and ARPACK for large sparse graphs). With the RBF graph,
+        which is dense and so solved by the deterministic dense eigensolver, it seeds the
+        k-means alone: :meth:`relabel` then gives another seed's labels without refitting
+        (tag ``relabels``).
 
     Attributes
     ----------
@@ -160,12 +163,34 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
             else:
                 norms = np.linalg.norm(V, axis=1, keepdims=True)
                 U = np.divide(V, norms, out=np.zeros_like(V), where=norms > 0)
-        kmeans = KMeans(n_clusters=c, n_init=self.n_init, random_state=sklearn_seed(rng))
-        self.labels_ = kmeans.fit(U).labels_
+        self.labels_ = self._discretize(U, rng)
         self.embedding_ = U
         self.eigenvalues_ = eigenvalues
         self.affinity_matrix_ = W
         return self
 
+    def _discretize(self, U, rng):
+        """The final k-means on the embedding rows, seeded by ``rng``'s second draw."""
+        kmeans = KMeans(n_clusters=self.n_clusters, n_init=self.n_init,
+                        random_state=sklearn_seed(rng))
+        return kmeans.fit(U).labels_
+
+    def relabel(self, random_state):
+        """The labels a fit with ``random_state`` gives, from this fit's embedding.
+
+        Exact with the RBF graph (tag ``relabels``): it is dense, so
+        :func:`~fsclust.graphs.smallest_eigenvectors` takes its deterministic dense path and
+        the embedding does not depend on the first seed ``fit`` draws (ARPACK's starting
+        vector, unused); that draw is made and dropped here, so the k-means gets the same
+        second draw as in ``fit``. A sparse graph (kNN, or a sparse precomputed affinity)
+        above 2000 samples is solved by ARPACK from that first draw: refit it instead.
+        """
+        rng = check_random_state(random_state)
+        sklearn_seed(rng)  # the eigensolver's seed in fit
+        return self._discretize(self.embedding_, rng)
+
     def __sklearn_tags__(self):
-        return graph_clusterer_tags(super().__sklearn_tags__(), self.affinity)
+        tags = graph_clusterer_tags(super().__sklearn_tags__(), self.affinity)
+        # only the RBF graph is dense whatever the data (kNN and precomputed may be sparse)
+        tags.relabels = self.affinity == "rbf"
+        return tags

@@ -1,0 +1,110 @@
+"""Rule crossbench_tables: every evaluate job of a cross-dataset benchmark into the report's two
+long tables (issue 27), results/{experiment}/tables/scores.tsv and costs.tsv.
+
+scores.tsv: one row per (dataset, method, ranker seed, clusterer, seed, m rule, K rule); costs.tsv:
+one row per (dataset, method): the mean seconds of its fits and the largest peak memory of a fit
+above the job's (both measured by the fit's own process under the time limit, in its sidecar),
+and the worst status of its fits. Rows are sorted and floats written with one format, so the
+tables are the same bytes whatever --cores (but for those two measurements).
+"""
+import json
+from pathlib import Path
+
+import _srcpath  # noqa: F401  (src/ on sys.path when fsclust is not installed)
+import numpy as np
+import pandas as pd
+from fsclust import steps
+from fsclust._io import write_table_atomic
+
+SCORES = ["dataset", "family", "method", "ranker_seed", "clusterer", "seed", "m_rule",
+          "n_features", "k_rule", "n_clusters"]
+COSTS = ["dataset", "family", "method", "seconds", "max_rss_mb", "status", "note"]
+#: The method name of the all-features control in the tables (the sweeps' "nofs").
+ALL_FEATURES = "all-features"
+#: Worst first: the status a (dataset, method) gets from its fits.
+WORST_FIRST = ("timeout", "failed", "degenerate", "ok")
+
+
+def fraction_rule(fraction):
+    return f"{fraction * 100:g}%"
+
+
+def scores_table(sweeps, sidecars, families, n_classes, fractions, all_features, metrics):
+    """Each sweep row once per m rule whose m it is (two fractions share an m on a narrow
+    set), the all-features rows as m rule "100%"."""
+    shared = {(s["dataset"], s["method"]) for s in sidecars if s.get("shared_by_seeds")}
+    frames = []
+    for (dataset, method), rows in sweeps.groupby(["dataset", "method"], sort=True):
+        d = int(sweeps.loc[(sweeps["dataset"] == dataset)
+                           & (sweeps["method"] == all_features), "n_features"].iloc[0])
+        if method == all_features:
+            rules = {"100%": d}
+        else:
+            # the m of fsclust.steps.sweep_grid's {fraction: f}
+            rules = {fraction_rule(f): max(1, int(round(f * d))) for f in fractions}
+        for rule, m in rules.items():
+            part = rows[rows["n_features"] == m].copy()
+            part["m_rule"] = rule
+            part["ranker_seed"] = 0 if (dataset, method) in shared else part["seed"]
+            frames.append(part)
+    table = pd.concat(frames, ignore_index=True)
+    table["method"] = table["method"].replace(all_features, ALL_FEATURES)
+    table["family"] = table["dataset"].map(families)
+    table["k_rule"] = "true"
+    table["n_clusters"] = table["dataset"].map(n_classes)
+    if "status" not in table:
+        table["status"] = "ok"
+    rule_order = {fraction_rule(f): i for i, f in enumerate(fractions)} | {"100%": len(fractions)}
+    table = table.assign(_rule=table["m_rule"].map(rule_order))
+    table = table.sort_values(["dataset", "method", "ranker_seed", "clusterer", "seed", "_rule",
+                               "k_rule"], kind="mergesort")
+    return table[[*SCORES, *metrics, "status"]].reset_index(drop=True)
+
+
+def costs_table(sidecars, families, datasets, methods):
+    rows = []
+    for dataset in datasets:
+        for method in methods:
+            if method == steps.ALL_FEATURES:
+                rows.append((dataset, ALL_FEATURES, 0.0, 0.0, "ok",
+                             "no ranking: the clusterers on all features"))
+                continue
+            fits = [s for s in sidecars if s["dataset"] == dataset and s["method"] == method]
+            if any(s.get("shared_by_seeds") for s in fits):
+                fits = fits[:1]  # one fit served every seed
+            # empty when no fit was measured (killed at the limit as it ended, or not tried)
+            rss = max((s["max_rss_mb"] for s in fits if s.get("max_rss_mb") is not None),
+                      default=np.nan)
+            statuses = [s.get("status", "ok") for s in fits]
+            status = next(w for w in WORST_FIRST if w in statuses)
+            note = next((s.get("message", "") for s in fits if s.get("status", "ok") == status),
+                        "")
+            if len(fits) > 1:
+                note = "; ".join(filter(None, [note, f"mean of {len(fits)} fits"]))
+            seconds = float(np.mean([s["seconds"] for s in fits]))
+            rows.append((dataset, method, seconds, rss, status, note))
+    table = pd.DataFrame(rows, columns=["dataset", "method", "seconds", "max_rss_mb", "status",
+                                        "note"])
+    table.insert(1, "family", table["dataset"].map(families))
+    return table.sort_values(["dataset", "method"], kind="mergesort")[COSTS]
+
+
+def read_sidecars(rankings_dirs):
+    """Every sidecar, seed{S}.json, of the rankings directories (one method's, or a
+    "dataset" grain job's with one folder per method)."""
+    return [json.loads(path.read_text())
+            for folder in sorted(rankings_dirs) for path in sorted(Path(folder).rglob("*.json"))]
+
+
+with steps.logged(snakemake.log[0], snakemake.threads):
+    p = snakemake.params
+    sweeps = pd.concat([pd.read_csv(f, sep="\t") for f in snakemake.input.sweeps],
+                       ignore_index=True)
+    metrics = [m for m in ("acc", "nmi", "ari") if m in sweeps]
+    sidecars = read_sidecars(snakemake.input.rankings)
+    scores = scores_table(sweeps, sidecars, p.families, p.n_classes, p.fractions,
+                          p.all_features, metrics)
+    costs = costs_table(sidecars, p.families, sorted(set(sweeps["dataset"])),
+                        sorted(set(sweeps["method"])))
+    write_table_atomic(scores, snakemake.output.scores, float_format="%.10g")
+    write_table_atomic(costs, snakemake.output.costs, float_format="%.10g")

@@ -1,0 +1,331 @@
+"""Issue 27's cross-dataset benchmark: its config covers the registry, a method that is too slow,
+fails or ties every score is recorded instead of failing its job, and `benchmark-small` runs end
+to end into the tables of the report (byte-identical whatever --cores)."""
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from sklearn.datasets import make_blobs
+
+from fsclust import registry, steps
+from fsclust.datasets import Dataset, save_dataset
+from fsclust.rankers.base import FeatureRanker
+
+from _mirror import MIRROR, needs_mirror
+from _workflow import REPO, copy_workflow
+
+CONFIG = REPO / "config/experiments/benchmark.yaml"
+CLUSTERERS = {"kmeans": {"method": "kmeans", "params": {"n_init": 2}}}
+GRID = [{"fraction": 0.25}, {"fraction": 0.5}]
+
+
+def _benchmark():
+    return yaml.safe_load(CONFIG.read_text())["experiments"]["benchmark"]
+
+
+def test_config_names_every_registered_method_at_its_defaults():
+    exp = _benchmark()
+    excluded = exp["excluded_methods"]
+    named = {spec["method"] for spec in exp["methods"].values()}
+    assert named | set(excluded) >= set(registry.method_names_by_role("method"))
+    assert not named & set(excluded)
+    assert all(reason.strip() for reason in excluded.values())
+    # no hyper-parameter chosen with the labels: every method at its class's defaults
+    assert all(not spec.get("params") for spec in exp["methods"].values())
+    assert "random" in named and exp["all_features"] is True
+
+
+def test_config_sweeps_fractions_of_d_and_records_the_families():
+    exp = _benchmark()
+    assert [point["fraction"] for point in exp["sweep"]["n_features"]] == [
+        0.01, 0.02, 0.05, 0.1, 0.2, 0.5]
+    assert set(exp["families"]) == {"expression", "image"}
+    family_sets = [set(v) for v in exp["families"].values()]
+    assert set.union(*family_sets) == set(exp["datasets"])
+    assert not set.intersection(*family_sets)
+    assert len(exp["seeds"]) == 10 and exp["time_limit_s"] > 0
+
+
+# --- the time limit: a tiny test-only ranker that sleeps, raises or ties ------------------
+
+ALLOCATE_MB = 200
+
+class _TestRanker(FeatureRanker):
+    """Scores the column index (ascending: a ranking decided by nothing random); ``behaviour``
+    "sleep" sleeps first, "raise" raises, "tie" scores every feature 1, "allocate" first
+    fills ALLOCATE_MB of new memory."""
+
+    def __init__(self, behaviour="ok", n_clusters=None, n_features_to_select=None):
+        self.behaviour = behaviour
+        self.n_clusters = n_clusters
+        self.n_features_to_select = n_features_to_select
+
+    def _score(self, X, rng):
+        if self.behaviour == "sleep":
+            time.sleep(30)
+        if self.behaviour == "raise":
+            raise FloatingPointError("the test ranker's deliberate failure")
+        if self.behaviour == "tie":
+            return np.ones(X.shape[1])
+        if self.behaviour == "allocate":
+            np.ones(ALLOCATE_MB * 2**20 // 8)
+        return np.arange(X.shape[1], 0, -1, dtype=float)
+
+
+@pytest.fixture
+def test_ranker(monkeypatch):
+    # the forked child of a fit under a time limit inherits the patched registry
+    monkeypatch.setitem(registry.RANKERS, "test_ranker",
+                        registry.Entry(f"{__name__}:_TestRanker"))
+    return "test_ranker"
+
+
+def _save_blobs(path, n_zeros_first_feature=0):
+    """Two blobs of 40 samples in 4 features, the first feature set to 0 on the first
+    ``n_zeros_first_feature`` samples."""
+    X, y = make_blobs(n_samples=40, centers=2, n_features=4, random_state=0)
+    X[:n_zeros_first_feature, 0] = 0.0
+    save_dataset(Dataset(X=X, y=y, feature_names=[f"f{j}" for j in range(4)],
+                         sample_names=[f"s{i}" for i in range(40)], class_names=["a", "b"]),
+                 path)
+    return path
+
+
+@pytest.fixture
+def blobs(tmp_path):
+    return _save_blobs(tmp_path / "blobs.npz")
+
+
+def _evaluate(data, out, methods, time_limit_s):
+    steps.evaluate(str(data), str(out / "sweep.tsv"), dataset="blobs", methods=methods,
+                   rankings_dir=str(out / "rankings"), seeds=[0, 1], clusterers=CLUSTERERS,
+                   grid_spec=GRID, metrics=["acc", "nmi"], nested=True,
+                   time_limit_s=time_limit_s)
+    return pd.read_csv(out / "sweep.tsv", sep="\t")
+
+
+def test_slow_failing_and_tied_fits_are_recorded_and_the_job_succeeds(blobs, tmp_path,
+                                                                     test_ranker):
+    methods = {behaviour: {"method": test_ranker, "params": {"behaviour": behaviour}}
+               for behaviour in ("ok", "sleep", "raise", "tie")}
+    start = time.perf_counter()
+    sweep = _evaluate(blobs, tmp_path, methods, time_limit_s=2)
+    # the 30 s sleep was stopped at the limit, and not tried again at the second seed
+    assert time.perf_counter() - start < 20
+    status = sweep.groupby("method")["status"].unique().map(list).to_dict()
+    assert status == {"ok": ["ok"], "sleep": ["timeout"], "raise": ["failed"],
+                      "tie": ["degenerate"]}
+    # every method has its rows (both seeds, both fractions), the failures with no metrics
+    assert (sweep.groupby("method").size() == 4).all()
+    failed = sweep["status"] != "ok"
+    assert sweep.loc[failed, ["acc", "nmi"]].isna().all().all()
+    assert sweep.loc[~failed, ["acc", "nmi"]].notna().all().all()
+    sidecars = {m: json.loads((tmp_path / "rankings" / m / "seed1.json").read_text())
+                for m in methods}
+    assert {m: info["status"] for m, info in sidecars.items()} == {
+        "ok": "ok", "sleep": "timeout", "raise": "failed", "tie": "degenerate"}
+    assert "deliberate failure" in sidecars["raise"]["message"]
+    assert "time limit" in sidecars["sleep"]["message"]
+    # each fit measured its own peak memory above its start, the killed one too
+    assert all(info["max_rss_mb"] >= 0 for info in sidecars.values())
+
+
+def test_a_methods_own_time_limit_wins_over_the_experiments(blobs, tmp_path, test_ranker):
+    # the experiment's 60 s would let the 30 s sleep finish; its own 1 s stops it
+    methods = {"ok": {"method": test_ranker, "params": {"behaviour": "ok"}},
+               "sleep": {"method": test_ranker, "params": {"behaviour": "sleep"},
+                         "time_limit_s": 1}}
+    sweep = _evaluate(blobs, tmp_path, methods, time_limit_s=60)
+    status = sweep.groupby("method")["status"].unique().map(list).to_dict()
+    assert status == {"ok": ["ok"], "sleep": ["timeout"]}
+    sidecar = json.loads((tmp_path / "rankings" / "sleep" / "seed0.json").read_text())
+    assert "time limit of 1 s" in sidecar["message"]
+
+
+def test_a_fit_records_the_memory_it_allocated_not_the_jobs(blobs, tmp_path, test_ranker):
+    import resource
+
+    methods = {behaviour: {"method": test_ranker, "params": {"behaviour": behaviour}}
+               for behaviour in ("ok", "allocate")}
+    _evaluate(blobs, tmp_path, methods, time_limit_s=60)
+    memory = {m: json.loads((tmp_path / "rankings" / m / "seed0.json").read_text())["max_rss_mb"]
+              for m in methods}
+    assert memory["allocate"] >= ALLOCATE_MB
+    # the forked child starts with this process's resident pages (the imports, the data):
+    # they are not the fit's
+    job_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    assert memory["ok"] < min(job_mb, ALLOCATE_MB) <= memory["allocate"] - memory["ok"] + 1
+
+
+def test_a_fit_under_the_limit_gives_the_same_sweep_as_in_process(blobs, tmp_path):
+    methods = {"laplacian": {"method": "laplacian"}, "random": {"method": "random"}}
+    within = _evaluate(blobs, tmp_path / "within", methods, time_limit_s=60)
+    plain = _evaluate(blobs, tmp_path / "plain", methods, time_limit_s=None)
+    assert "status" not in plain and (within["status"] == "ok").all()
+    pd.testing.assert_frame_equal(within.drop(columns="status"), plain)
+    for method in methods:
+        for seed in (0, 1):
+            name = f"{method}/seed{seed}.tsv"
+            assert ((tmp_path / "within/rankings" / name).read_bytes()
+                    == (tmp_path / "plain/rankings" / name).read_bytes())
+
+
+@pytest.fixture
+def mostly_equal_top_feature(tmp_path):
+    """Blobs whose first feature is 0 on 30 of the 40 samples: on it alone most pairs of
+    samples coincide, the median squared distance is 0 and NJW's heat kernel with the median
+    bandwidth is undefined (the case of UDFS's top 1 % on COIL20: background pixels)."""
+    return _save_blobs(tmp_path / "mostly_equal.npz", n_zeros_first_feature=30)
+
+
+def _evaluate_njw(data, out, method, time_limit_s):
+    """The column-order test ranker (feature 0 first: the top 25 % is feature 0 alone) swept
+    with k-means and NJW."""
+    clusterers = {**CLUSTERERS, "njw": {"method": "njw"}}
+    steps.evaluate(str(data), str(out / "sweep.tsv"), dataset="mostly_equal",
+                   methods={"ok": {"method": method}}, rankings_dir=str(out / "rankings"),
+                   seeds=[0, 1], clusterers=clusterers, grid_spec=GRID, metrics=["acc", "nmi"],
+                   nested=True, time_limit_s=time_limit_s)
+    return pd.read_csv(out / "sweep.tsv", sep="\t")
+
+
+def test_a_clusterer_failure_is_a_failed_row_and_the_job_succeeds(mostly_equal_top_feature,
+                                                                  tmp_path, test_ranker):
+    sweep = _evaluate_njw(mostly_equal_top_feature, tmp_path, test_ranker, time_limit_s=60)
+    failed = sweep["status"] == "failed"
+    # NJW on feature 0 alone, at both seeds; every other row (k-means there, NJW on two
+    # features) clustered
+    assert set(map(tuple, sweep.loc[failed, ["clusterer", "n_features", "seed"]].to_numpy())) \
+        == {("njw", 1, 0), ("njw", 1, 1)}
+    assert sweep.loc[failed, ["acc", "nmi"]].isna().all().all()
+    assert sweep.loc[~failed, ["acc", "nmi"]].notna().all().all()
+    assert (sweep.loc[~failed, "status"] == "ok").all()
+    assert sweep.loc[failed, "message"].str.contains("median").all()
+    assert sweep.loc[~failed, "message"].isna().all()
+    # the fit itself was fine: its sidecar says so
+    sidecar = json.loads((tmp_path / "rankings/ok/seed0.json").read_text())
+    assert sidecar["status"] == "ok"
+
+
+def test_a_clusterer_failure_still_fails_a_job_without_time_limit(mostly_equal_top_feature,
+                                                                  tmp_path, test_ranker):
+    with pytest.raises(ValueError, match="median"):
+        _evaluate_njw(mostly_equal_top_feature, tmp_path, test_ranker, time_limit_s=None)
+    assert not (tmp_path / "sweep.tsv").exists() and not (tmp_path / "rankings").exists()
+
+# --- benchmark-small end to end -----------------------------------------------------------
+
+SCORES = ["dataset", "family", "method", "ranker_seed", "clusterer", "seed", "m_rule",
+          "n_features", "k_rule", "n_clusters", "acc", "nmi", "ari", "status"]
+COSTS = ["dataset", "family", "method", "seconds", "max_rss_mb", "status", "note"]
+
+
+def _has_report_module():
+    try:
+        import fsclust.report.benchmark  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _run_small(work, cores, targets):
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "--cores", str(cores),
+                           *targets, "--config", f"mirror={MIRROR}"],
+                          cwd=work, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+
+
+@pytest.fixture(scope="module")
+def small_runs(tmp_path_factory):
+    """benchmark-small run twice, under --cores 1 and 2 (the second on the first's prepared
+    data), through its tables, and through its report when the report module is here."""
+    tables = ["results/benchmark-small/tables/scores.tsv",
+              "results/benchmark-small/tables/costs.tsv"]
+    targets = ["benchmark-small"] if _has_report_module() else tables
+    runs = {}
+    for cores in (1, 2):
+        work = copy_workflow(tmp_path_factory.mktemp(f"cores{cores}"))
+        if runs:
+            shutil.copytree(runs[1] / "data", work / "data")
+        _run_small(work, cores, targets)
+        runs[cores] = work
+    return runs
+
+
+@needs_mirror
+@pytest.mark.workflow
+def test_benchmark_small_tables_have_the_interface_columns(small_runs):
+    exp = yaml.safe_load(CONFIG.read_text())["experiments"]["benchmark-small"]
+    tables = small_runs[2] / "results/benchmark-small/tables"
+    scores = pd.read_csv(tables / "scores.tsv", sep="\t", dtype={"k_rule": str})
+    assert list(scores.columns) == SCORES
+    methods = [*exp["methods"], "all-features"]
+    assert set(scores["method"]) == set(methods)
+    assert set(scores["dataset"]) == set(exp["datasets"])
+    families = {d: f for f, members in exp["families"].items() for d in members}
+    assert (scores["family"] == scores["dataset"].map(families)).all()
+    assert set(scores["m_rule"]) == {"1%", "2%", "5%", "10%", "20%", "50%", "100%"}
+    assert set(scores.loc[scores["method"] == "all-features", "m_rule"]) == {"100%"}
+    assert set(scores["k_rule"]) == {"true"} and set(scores["clusterer"]) == {"kmeans", "njw"}
+    # a row per (dataset, method, clusterer, seed, m rule): 6 fractions, 1 for all features
+    per_method = scores.groupby(["dataset", "method"]).size()
+    expected = len(exp["seeds"]) * len(exp["clusterers"])
+    assert (per_method.xs("all-features", level="method") == expected).all()
+    assert (per_method.drop("all-features", level="method") == 6 * expected).all()
+    # the random control draws a ranking per seed, the deterministic methods one for all
+    random = scores[scores["method"] == "random"]
+    assert (random["ranker_seed"] == random["seed"]).all()
+    assert (scores.loc[scores["method"] == "laplacian", "ranker_seed"] == 0).all()
+    # m = max(1, round(f d)), no larger than d, and the true K of every dataset
+    d = scores[scores["method"] == "all-features"].groupby("dataset")["n_features"].first()
+    fractions = {"1%": 0.01, "2%": 0.02, "5%": 0.05, "10%": 0.1, "20%": 0.2, "50%": 0.5}
+    ranked = scores[scores["method"] != "all-features"]
+    want = [max(1, round(fractions[r] * d[ds])) for r, ds in zip(ranked["m_rule"],
+                                                                  ranked["dataset"])]
+    assert (ranked["n_features"].to_numpy() == want).all()
+    ok = scores["status"] == "ok"
+    assert scores.loc[ok, ["acc", "nmi", "ari"]].apply(lambda v: v.between(-1, 1)).all().all()
+    assert scores.loc[~ok, ["acc", "nmi", "ari"]].isna().all().all()
+    costs = pd.read_csv(tables / "costs.tsv", sep="\t", keep_default_na=False)
+    assert list(costs.columns) == COSTS
+    assert len(costs) == len(exp["datasets"]) * len(methods)
+    # every path of a fit under the time limit: ok, a degenerate ranking, a timeout
+    assert {"ok", "degenerate", "timeout"} <= set(costs["status"])
+    assert set(costs["status"]) <= {"ok", "timeout", "failed", "degenerate"}
+    # the fits' own peak memory above the job's (none for all features): measured for every
+    # fit that ended by itself
+    memory = pd.to_numeric(costs["max_rss_mb"], errors="coerce")
+    assert (memory[costs["status"] != "timeout"] >= 0).all()
+    assert (memory[costs["method"] == "all-features"] == 0).all()
+
+
+@needs_mirror
+@pytest.mark.workflow
+def test_benchmark_small_tables_are_the_same_bytes_whatever_cores(small_runs):
+    for name in ("scores.tsv", "costs.tsv"):
+        one, two = (small_runs[c] / "results/benchmark-small/tables" / name for c in (1, 2))
+        if name == "costs.tsv":
+            # seconds and peak memory are measurements; everything else is the same
+            keep = ["dataset", "family", "method", "status", "note"]
+            read = (lambda p: pd.read_csv(p, sep="\t", keep_default_na=False)[keep])
+            pd.testing.assert_frame_equal(read(one), read(two))
+        else:
+            assert one.read_bytes() == two.read_bytes()
+
+
+@needs_mirror
+@pytest.mark.workflow
+def test_benchmark_small_report(small_runs):
+    if not _has_report_module():
+        pytest.skip("fsclust.report.benchmark (write_benchmark_report, issue 27's other part) "
+                    "is not in this checkout: the run stopped at the tables")
+    results = small_runs[2] / "results/benchmark-small"
+    assert (results / "summary.md").read_text().strip()
+    assert any((results / "figures").glob("*.png"))
