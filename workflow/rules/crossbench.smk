@@ -13,12 +13,6 @@ for _name in CROSSBENCH:
     ]
 
 
-def crossbench_family(wildcards):
-    """dataset -> family ("expression" or "image"), as the experiment declares them."""
-    families = EXPERIMENTS[wildcards.experiment]["families"]
-    return {ds: family for family, members in families.items() for ds in members}
-
-
 rule crossbench_tables:
     input:
         sweeps=lambda wildcards: sweep_files(wildcards.experiment),
@@ -40,7 +34,14 @@ rule crossbench_tables:
         mem_mb=2000,
         runtime=10,
     params:
-        families=crossbench_family,
+        # dataset -> family ("expression" or "image"), as the experiment declares them
+        families=lambda wildcards: {
+            ds: family
+            for family, members in EXPERIMENTS[wildcards.experiment][
+                "families"
+            ].items()
+            for ds in members
+        },
         n_classes=lambda wildcards: {
             ds: CATALOG[ds].n_classes for ds in exp_datasets(wildcards.experiment)
         },
@@ -60,7 +61,7 @@ rule crossbench_report:
     output:
         summary=report(
             "results/{experiment}/summary.md",
-            caption="../report/best.rst",
+            caption="../report/benchmark_summary.rst",
             category="{experiment}",
             subcategory="summary",
         ),
