@@ -29,9 +29,13 @@ Each reference at its defaults as its peers_* script defines them, ours at ours:
   ``UDFS(n_clusters=c)``'s ``k``, ``lambda``, ``gamma``;
 * NDFS: ``fs_unsup_ndfs`` (heat kernel at ``optSigma``, 100 iterations of a ``d x d``
   inverse; ``optSigma`` outside ``tic``) against ``NDFS(n_clusters=c, random_state=0)``;
-* RUFS: ``fs_unsup_rufs`` given our ``G0`` and ``L`` (timed: the call only), against
-  ``RUFS(init="one-hot")`` whose time includes its k-means start and its ``L``;
-* JELSR: ``fs_unsup_jelsr_liang`` (its LLE graph included) against ``JELSR(n_clusters=c)``;
+* RUFS: FSASL's pipeline from X (``litekmeans`` with 10 replicates, ``localLearnMx_KRR``,
+  then ``fs_unsup_rufs``, the call given our ``G0`` and ``L`` so that the agreement compares
+  the iteration; see ``peers_rufs``), against ``RUFS(init="one-hot")`` whose time includes
+  its k-means start (10 restarts) and its ``L``;
+* JELSR: ``fs_unsup_jelsr_liang`` (its LLE graph included; 20 fixed iterations) against
+  ``JELSR(n_clusters=c)`` (up to 100) and, as ``jelsr-20``, against
+  ``JELSR(n_clusters=c, max_iter=20, tol=0)``: the same number of iterations;
 * Inf-FS: both recipes of ``peers_inffs`` (the 2015 and 2020 codes, ``alpha = 0.5``);
 * SOGFS: ``SOGFS(X, 100, 4, c, 5)`` against ``SOGFS(n_clusters=c, random_state=0)``; a
   reference run longer than ``--timeout`` seconds is stopped and reported as a lower bound
@@ -74,7 +78,7 @@ from fsclust.rankers.ndfs import NDFS  # noqa: E402
 from fsclust.rankers.sogfs import SOGFS  # noqa: E402
 from fsclust.rankers.udfs import UDFS  # noqa: E402
 
-METHODS = ("udfs", "ndfs", "rufs", "jelsr", "inffs-2015", "inffs-2020", "sogfs")
+METHODS = ("udfs", "ndfs", "rufs", "jelsr", "jelsr-20", "inffs-2015", "inffs-2020", "sogfs")
 
 
 def load(dataset):
@@ -109,9 +113,11 @@ def pairs(method, X, c, args, workdir):
         model, G0, L = peers_rufs.shared_inputs(X, c)
 
         def theirs():
-            return peers_rufs.octave(args.refs, X, G0, L, workdir, args.timeout)
-    elif method == "jelsr":
-        model = JELSR(n_clusters=c)
+            return peers_rufs.octave(args.refs, X, G0, L, workdir, args.timeout, args.fsasl)
+    elif method in ("jelsr", "jelsr-20"):
+        # jelsr-20: the reference's own 20 fixed iterations, for the ratio at equal work
+        model = (JELSR(n_clusters=c) if method == "jelsr"
+                 else JELSR(n_clusters=c, max_iter=20, tol=0.0))
 
         def theirs():
             return peers_jelsr.liang(args.fsasl, X, c)
