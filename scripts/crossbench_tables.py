@@ -6,6 +6,11 @@ one row per (dataset, method): the mean seconds of its fits and the largest peak
 above the job's (both measured by the fit's own process under the time limit, in its sidecar),
 and the worst status of its fits. Rows are sorted and floats written with one format, so the
 tables are the same bytes whatever --cores (but for those two measurements).
+
+The label-free jobs (fsclust.crossbench_label_free), those the run built: their rows join
+scores.tsv (m rule "label-free" at the true K and at the label-free K), their selector fits
+costs.tsv (method "{method}+label-free"), and tables/label_free.tsv lists every planned job's
+choices, the ones not run here marked so.
 """
 import json
 from pathlib import Path
@@ -13,6 +18,7 @@ from pathlib import Path
 import _srcpath  # noqa: F401  (src/ on sys.path when fsclust is not installed)
 import numpy as np
 import pandas as pd
+from fsclust import crossbench_label_free as label_free
 from fsclust import steps
 from fsclust._io import write_table_atomic
 
@@ -23,6 +29,24 @@ COSTS = ["dataset", "family", "method", "seconds", "max_rss_mb", "status", "note
 ALL_FEATURES = "all-features"
 #: Worst first: the status a (dataset, method) gets from its fits.
 WORST_FIRST = ("timeout", "failed", "degenerate", "ok")
+
+
+def with_label_free(scores, choices, job_rows, fractions):
+    """scores.tsv with each label-free job's rows, in the table's order (the K rule, then
+    the m rule of the fixed fractions, all features, label-free)."""
+    frames = [scores]
+    for choice, rows in zip(choices, job_rows):
+        mine = scores[(scores["dataset"] == choice["dataset"])
+                      & (scores["method"] == choice["method"])]
+        frames.append(label_free.label_free_scores(mine, choice, rows))
+    table = pd.concat(frames, ignore_index=True)
+    rule_order = {r: i for i, r in enumerate([*map(fraction_rule, fractions), "100%",
+                                              label_free.LABEL_FREE])}
+    k_order = {"true": 0, label_free.LABEL_FREE: 1}
+    table = table.assign(_rule=table["m_rule"].map(rule_order), _k=table["k_rule"].map(k_order))
+    table = table.sort_values(["dataset", "method", "ranker_seed", "clusterer", "seed", "_k",
+                               "_rule"], kind="mergesort")
+    return table.drop(columns=["_rule", "_k"]).reset_index(drop=True)
 
 
 def fraction_rule(fraction):
@@ -106,5 +130,15 @@ with steps.logged(snakemake.log[0], snakemake.threads):
                           p.all_features, metrics)
     costs = costs_table(sidecars, p.families, sorted(set(sweeps["dataset"])),
                         sorted(set(sweeps["method"])))
+    choices = [json.loads(Path(path).read_text()) for path in snakemake.input.label_free]
+    job_rows = [pd.read_csv(Path(path).with_suffix(".tsv"), sep="\t")
+                for path in snakemake.input.label_free]
+    scores = with_label_free(scores, choices, job_rows, p.fractions)
+    costs = pd.concat([costs, label_free.label_free_costs(choices, p.families)],
+                      ignore_index=True).sort_values(["dataset", "method"], kind="mergesort")
+    not_run = [job for job in p.label_free_planned
+               if tuple(job) not in {(c["dataset"], c["method"]) for c in choices}]
     write_table_atomic(scores, snakemake.output.scores, float_format="%.10g")
     write_table_atomic(costs, snakemake.output.costs, float_format="%.10g")
+    write_table_atomic(label_free.choices_table(choices, not_run, p.families),
+                       snakemake.output.label_free, float_format="%.10g")

@@ -3,6 +3,7 @@ fails or ties every score is recorded instead of failing its job, and `benchmark
 to end into the tables of the report (byte-identical whatever --cores)."""
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -20,6 +21,7 @@ from fsclust.rankers.base import FeatureRanker
 
 from _mirror import MIRROR, needs_mirror
 from _workflow import REPO, copy_workflow
+from test_hpc import PROFILE, _jobs, needs_slurm_plugin
 
 CONFIG = REPO / "config/experiments/benchmark.yaml"
 CLUSTERERS = {"kmeans": {"method": "kmeans", "params": {"n_init": 2}}}
@@ -220,6 +222,30 @@ def test_a_clusterer_failure_still_fails_a_job_without_time_limit(mostly_equal_t
         _evaluate_njw(mostly_equal_top_feature, tmp_path, test_ranker, time_limit_s=None)
     assert not (tmp_path / "sweep.tsv").exists() and not (tmp_path / "rankings").exists()
 
+def test_a_slow_label_free_selector_is_a_timeout_row_and_the_job_succeeds(blobs, tmp_path,
+                                                                        test_ranker):
+    from fsclust import crossbench_label_free as label_free
+
+    experiment = {"methods": {"sleep": {"method": test_ranker,
+                                        "params": {"behaviour": "sleep"}}},
+                  "clusterers": CLUSTERERS, "seeds": [0, 1], "metrics": ["acc", "nmi"],
+                  "sweep": {"n_features": GRID},
+                  "label_free": {"n_resamples": 3, "n_clusters_range": [2, 3],
+                                 "time_limit_s": 1}}
+    start = time.perf_counter()
+    label_free.run(str(blobs), tmp_path / "rows.tsv", tmp_path / "choice.json",
+                   tmp_path / "criteria.tsv", dataset="blobs", method="sleep",
+                   experiment=label_free.job_settings(experiment, "sleep"))
+    # the 30 s sleep of the first subsample's fit was stopped at the 1 s limit
+    assert time.perf_counter() - start < 20
+    choice = json.loads((tmp_path / "choice.json").read_text())
+    assert choice["status"] == "timeout" and "time limit of 1 s" in choice["message"]
+    rows = pd.read_csv(tmp_path / "rows.tsv", sep="\t")
+    # a row per clusterer and seed, with empty metrics
+    assert len(rows) == 2 and (rows["status"] == "timeout").all()
+    assert rows[["acc", "nmi"]].isna().all().all()
+
+
 # --- benchmark-small end to end -----------------------------------------------------------
 
 SCORES = ["dataset", "family", "method", "ranker_seed", "clusterer", "seed", "m_rule",
@@ -236,8 +262,9 @@ def _has_report_module():
 
 
 def _run_small(work, cores, targets):
+    # the label-free jobs benchmark-small declares `here` (one set's): CI time
     proc = subprocess.run([sys.executable, "-m", "snakemake", "--cores", str(cores),
-                           *targets, "--config", f"mirror={MIRROR}"],
+                           *targets, "--config", f"mirror={MIRROR}", "label_free_jobs=here"],
                           cwd=work, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-4000:]
 
@@ -264,8 +291,10 @@ def small_runs(tmp_path_factory):
 def test_benchmark_small_tables_have_the_interface_columns(small_runs):
     exp = yaml.safe_load(CONFIG.read_text())["experiments"]["benchmark-small"]
     tables = small_runs[2] / "results/benchmark-small/tables"
-    scores = pd.read_csv(tables / "scores.tsv", sep="\t", dtype={"k_rule": str})
-    assert list(scores.columns) == SCORES
+    every = pd.read_csv(tables / "scores.tsv", sep="\t", dtype={"k_rule": str})
+    assert list(every.columns) == SCORES
+    # the fixed-fraction part (the label-free rows: test_benchmark_small_label_free_rows)
+    scores = every[(every["m_rule"] != "label-free") & (every["k_rule"] == "true")]
     methods = [*exp["methods"], "all-features"]
     assert set(scores["method"]) == set(methods)
     assert set(scores["dataset"]) == set(exp["datasets"])
@@ -295,6 +324,7 @@ def test_benchmark_small_tables_have_the_interface_columns(small_runs):
     assert scores.loc[~ok, ["acc", "nmi", "ari"]].isna().all().all()
     costs = pd.read_csv(tables / "costs.tsv", sep="\t", keep_default_na=False)
     assert list(costs.columns) == COSTS
+    costs = costs[~costs["method"].str.endswith("+label-free")]
     assert len(costs) == len(exp["datasets"]) * len(methods)
     # every path of a fit under the time limit: ok, a degenerate ranking, a timeout
     assert {"ok", "degenerate", "timeout"} <= set(costs["status"])
@@ -309,12 +339,12 @@ def test_benchmark_small_tables_have_the_interface_columns(small_runs):
 @needs_mirror
 @pytest.mark.workflow
 def test_benchmark_small_tables_are_the_same_bytes_whatever_cores(small_runs):
-    for name in ("scores.tsv", "costs.tsv"):
+    for name in ("scores.tsv", "costs.tsv", "label_free.tsv"):
         one, two = (small_runs[c] / "results/benchmark-small/tables" / name for c in (1, 2))
-        if name == "costs.tsv":
+        if name != "scores.tsv":
             # seconds and peak memory are measurements; everything else is the same
-            keep = ["dataset", "family", "method", "status", "note"]
-            read = (lambda p: pd.read_csv(p, sep="\t", keep_default_na=False)[keep])
+            read = (lambda p: pd.read_csv(p, sep="\t", keep_default_na=False).drop(
+                columns=["seconds", "max_rss_mb"]))
             pd.testing.assert_frame_equal(read(one), read(two))
         else:
             assert one.read_bytes() == two.read_bytes()
@@ -329,3 +359,88 @@ def test_benchmark_small_report(small_runs):
     results = small_runs[2] / "results/benchmark-small"
     assert (results / "summary.md").read_text().strip()
     assert any((results / "figures").glob("*.png"))
+
+
+@needs_mirror
+@pytest.mark.workflow
+def test_benchmark_small_label_free_rows(small_runs):
+    """Built with `label_free_jobs=here` (one set's jobs): on that set every method and both
+    controls have label-free rows at the true K and at the label-free K; the other sets' jobs
+    are marked "not run here" and have no label-free row; the label-free K rows are the
+    selector's choices; the costs say which part a selector fit is."""
+    exp = yaml.safe_load(CONFIG.read_text())["experiments"]["benchmark-small"]
+    tables = small_runs[2] / "results/benchmark-small/tables"
+    scores = pd.read_csv(tables / "scores.tsv", sep="\t", dtype={"k_rule": str})
+    choices = pd.read_csv(tables / "label_free.tsv", sep="\t")
+    methods = [*exp["methods"], "all-features"]
+    (here,) = exp["label_free"]["here"]
+    assert set(here["methods"]) == set(methods)
+    run_here = set(here["datasets"])
+    assert len(choices) == len(exp["datasets"]) * len(methods)
+    not_run = choices["status"] == "not run here"
+    assert set(choices.loc[not_run, "dataset"]) == set(exp["datasets"]) - run_here
+    assert set(choices.loc[~not_run, "dataset"]) == run_here
+    free_m = scores[scores["m_rule"] == "label-free"]
+    for k_rule in ("true", "label-free"):
+        rows = free_m[free_m["k_rule"] == k_rule]
+        # all features has its one m (100 %), not a label-free m: below
+        assert set(rows["method"]) == set(exp["methods"]), k_rule
+        assert set(rows["dataset"]) == run_here
+    control = scores[(scores["method"] == "all-features") & (scores["k_rule"] == "label-free")]
+    assert set(control["dataset"]) == run_here
+    assert set(control["m_rule"]) == {"100%"}
+    # the label-free K rows cluster the selector's (m-hat, K-hat), K-hat in the range
+    ok = choices[choices["status"] == "ok"]
+    assert ok["n_clusters"].between(*exp["label_free"]["n_clusters_range"][::2]).all()
+    free_k = scores[scores["k_rule"] == "label-free"].merge(
+        ok[["dataset", "method", "n_features", "n_clusters"]], on=["dataset", "method"],
+        suffixes=("", "_chosen"))
+    assert (free_k["n_clusters"] == free_k["n_clusters_chosen"]).all()
+    assert (free_k["n_features"] == free_k["n_features_chosen"]).all()
+    # at the true K: the fixed-fraction rows at m-hat, the true K
+    true_k = free_m[free_m["k_rule"] == "true"].merge(
+        ok[["dataset", "method", "n_features_true_k", "true_n_clusters"]],
+        on=["dataset", "method"])
+    assert (true_k["n_features"] == true_k["n_features_true_k"]).all()
+    assert (true_k["n_clusters"] == true_k["true_n_clusters"]).all()
+    # KP-Kmeans's own 1 ms limit stopped its selector too; z-scored genes tie the variance
+    status = choices[~not_run].set_index(["dataset", "method"])["status"]
+    assert (status.xs("kpkmeans", level="method") == "timeout").all()
+    assert status["desouto-bredel-2005", "variance"] == "degenerate"
+    failed = free_m["status"] != "ok"
+    assert free_m.loc[failed, ["acc", "nmi", "ari"]].isna().all().all()
+    costs = pd.read_csv(tables / "costs.tsv", sep="\t", keep_default_na=False)
+    selector_costs = costs[costs["method"].str.endswith("+label-free")]
+    assert len(selector_costs) == (~not_run).sum()
+    assert (pd.to_numeric(selector_costs["seconds"]) >= 0).all()
+
+
+def _slurm_dry_run(work, *config):
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--profile", PROFILE,
+                           "benchmark-small", "--config", f"mirror={MIRROR}", *config],
+                          cwd=work, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return proc.stdout + proc.stderr
+
+
+@needs_slurm_plugin
+@needs_mirror
+def test_slurm_dry_run_plans_every_label_free_job_with_its_resources(tmp_path):
+    from fsclust import crossbench_label_free as label_free
+
+    exp = yaml.safe_load(CONFIG.read_text())["experiments"]["benchmark-small"]
+    work = copy_workflow(tmp_path)
+    jobs = _jobs(_slurm_dry_run(work))
+    planned = {k: v for k, v in jobs.items() if k[0] == "crossbench_label_free"}
+    assert len(planned) == len(exp["datasets"]) * (len(exp["methods"]) + 1)
+    for (_, wildcards), job in planned.items():
+        method = re.search(r"method=([^,\s]+)", wildcards)[1]
+        resources = job["resources"]
+        assert int(resources["mem_mb"]) == exp["label_free"]["mem_mb"]
+        # the runtime covers the selector's limit (the method's own, if any)
+        limit = exp["methods"].get(method, {}).get("time_limit_s",
+                                                   exp["label_free"]["time_limit_s"])
+        assert int(resources["runtime"]) * 60 >= limit + label_free.MARGIN_MIN * 60
+    # `label_free_jobs=none` plans none of them
+    jobs = _jobs(_slurm_dry_run(work, "label_free_jobs=none"))
+    assert not [k for k in jobs if k[0] == "crossbench_label_free"]

@@ -212,9 +212,9 @@ def _peak_above_mb(pid, baseline_mb):
     return None if np.isnan(baseline_mb) else round(int(kb) / 1024 - baseline_mb, 1)
 
 
-def _fit_and_send(connection, baseline, ds, kwargs):
-    """In the child process of :func:`_rank_within`: fit, send the outcome with the fit's
-    peak memory above the child's resident memory at its start, exit.
+def _fit_and_send(connection, baseline, fit, args, kwargs):
+    """In the child process of :func:`within_time_limit`: ``fit(*args, **kwargs)``, send the
+    outcome with the fit's peak memory above the child's resident memory at its start, exit.
 
     A forked child starts resident with the parent's pages (the data, the imports), which the
     fit did not allocate: its own cost is its peak (``ru_maxrss``, the high-water mark of this
@@ -227,7 +227,7 @@ def _fit_and_send(connection, baseline, ds, kwargs):
 
     baseline.value = _resident_mb()
     try:
-        outcome = _rank_one(ds, **kwargs)
+        outcome = fit(*args, **kwargs)
     except BaseException as error:  # noqa: BLE001 (the parent records any failure)
         outcome = FitFailure("failed", f"{type(error).__name__}: {error}", float("nan"))
     try:
@@ -239,20 +239,27 @@ def _fit_and_send(connection, baseline, ds, kwargs):
 
 
 def _rank_within(time_limit_s, ds, **kwargs):
-    """:func:`_rank_one` in a child process killed after ``time_limit_s`` seconds.
+    """:func:`_rank_one` in a child process killed after ``time_limit_s`` seconds
+    (:func:`within_time_limit`)."""
+    return within_time_limit(time_limit_s, _rank_one, ds, **kwargs)
+
+
+def within_time_limit(time_limit_s, fit, *args, **kwargs):
+    """``fit(*args, **kwargs)`` in a child process killed after ``time_limit_s`` seconds.
 
     A signal cannot interrupt Python inside a long BLAS or LAPACK call, a separate process can
     be killed at once. The child is forked: it inherits the data and the BLAS thread limit
     of :func:`logged` without pickling or a new interpreter, and its fit is the same
-    arithmetic as in this process (the ranking is the same bit for bit). Returns what
-    :func:`_rank_one` returns, or a :class:`FitFailure`, with the fit's peak memory above the
-    child's start (:func:`_fit_and_send`; of a child killed at the limit, its peak so far)."""
+    arithmetic as in this process (the ranking is the same bit for bit). ``fit`` returns a
+    named tuple with a ``max_rss_mb`` field (:class:`Fit`). Returns what ``fit`` returns, or
+    a :class:`FitFailure`, with the fit's peak memory above the child's start
+    (:func:`_fit_and_send`; of a child killed at the limit, its peak so far)."""
     import multiprocessing
 
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
     baseline = context.RawValue("d", float("nan"))
-    child = context.Process(target=_fit_and_send, args=(send, baseline, ds, kwargs),
+    child = context.Process(target=_fit_and_send, args=(send, baseline, fit, args, kwargs),
                             daemon=True)
     start = time.perf_counter()
     child.start()

@@ -3,12 +3,20 @@
 # report (fsclust.report.benchmark). An experiment is a cross-dataset benchmark when it
 # declares `families`; its target builds these outputs instead of the generic tables and
 # figures (OWN_OUTPUTS, workflow/rules/common.smk).
+from fsclust import crossbench_label_free as label_free
+
 CROSSBENCH = [name for name, exp in EXPERIMENTS.items() if "families" in exp]
+# The label-free m and K (fsclust.crossbench_label_free): one job per (dataset, method) of an
+# experiment with a `label_free:` block. `--config label_free_jobs=here` builds only those
+# declared to run on this machine (`label_free: here`), `none` none, `all` (default) every one;
+# tables/label_free.tsv marks the jobs not run.
+LABEL_FREE_SCOPE = config.get("label_free_jobs", "all")
 
 for _name in CROSSBENCH:
     OWN_OUTPUTS[_name] = [
         f"results/{_name}/tables/scores.tsv",
         f"results/{_name}/tables/costs.tsv",
+        f"results/{_name}/tables/label_free.tsv",
         f"results/{_name}/summary.md",
     ]
 
@@ -17,9 +25,24 @@ rule crossbench_tables:
     input:
         sweeps=lambda wildcards: sweep_files(wildcards.experiment),
         rankings=lambda wildcards: rankings_outputs(wildcards.experiment),
+        label_free=lambda wildcards: label_free.job_paths(
+            wildcards.experiment,
+            EXPERIMENTS[wildcards.experiment],
+            exp_datasets(wildcards.experiment),
+            LABEL_FREE_SCOPE,
+            ".json",
+        ),
+        label_free_rows=lambda wildcards: label_free.job_paths(
+            wildcards.experiment,
+            EXPERIMENTS[wildcards.experiment],
+            exp_datasets(wildcards.experiment),
+            LABEL_FREE_SCOPE,
+            ".tsv",
+        ),
     output:
         scores="results/{experiment}/tables/scores.tsv",
         costs="results/{experiment}/tables/costs.tsv",
+        label_free="results/{experiment}/tables/label_free.tsv",
     log:
         "logs/{experiment}/crossbench_tables.log",
     benchmark:
@@ -50,8 +73,49 @@ rule crossbench_tables:
             for point in EXPERIMENTS[wildcards.experiment]["sweep"]["n_features"]
         ],
         all_features=ALL_FEATURES,
+        # every label-free job of the experiment, to mark those this run did not build
+        label_free_planned=lambda wildcards: label_free.planned_jobs(
+            EXPERIMENTS[wildcards.experiment], exp_datasets(wildcards.experiment)
+        ),
     script:
         "../../scripts/crossbench_tables.py"
+
+
+# One label-free job per (dataset, method): the selector fits R subsamples (times each K for a
+# ranker that takes a number of clusters), far more than a ranking, so it is a job of its own,
+# under its own time limit (`label_free: time_limit_s`; a timeout or failure is a status row,
+# not a failed job), with a runtime from that limit for a cluster.
+rule crossbench_label_free:
+    input:
+        data="data/prepared/{dataset}.npz",
+    output:
+        choice="results/{experiment}/label_free/{dataset}/{method}.json",
+        rows="results/{experiment}/label_free/{dataset}/{method}.tsv",
+        criteria="results/{experiment}/label_free/{dataset}/{method}.criteria.tsv",
+    log:
+        "logs/{experiment}/crossbench_label_free/{dataset}/{method}.log",
+    benchmark:
+        "logs/benchmarks/{experiment}/crossbench_label_free/{dataset}/{method}.tsv"
+    wildcard_constraints:
+        experiment=names_pattern(CROSSBENCH),
+        method="[A-Za-z0-9][A-Za-z0-9_-]*",
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=lambda wildcards, attempt: label_free.settings_of(
+            EXPERIMENTS[wildcards.experiment]
+        )["mem_mb"]
+        * attempt,
+        runtime=lambda wildcards: label_free.runtime_minutes(
+            EXPERIMENTS[wildcards.experiment], wildcards.method
+        ),
+    params:
+        settings=lambda wildcards: label_free.job_settings(
+            EXPERIMENTS[wildcards.experiment], wildcards.method
+        ),
+    script:
+        "../../scripts/crossbench_label_free.py"
 
 
 rule crossbench_report:
