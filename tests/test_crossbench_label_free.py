@@ -138,3 +138,13 @@ def test_planned_jobs_here_is_a_subset_of_all():
     # an experiment without a label_free block has no label-free job
     without = {k: v for k, v in EXPERIMENT.items() if k != "label_free"}
     assert lf.planned_jobs(without, ["a"]) == []
+
+
+def test_the_table_vocabulary_is_the_reports():
+    """The label-free job writes the names the report reads (the report may not import the
+    steps, tests/test_report.py): the rule name, the all-features control, the cost suffix."""
+    from fsclust.report import benchmark as report
+
+    assert lf.LABEL_FREE == report.LABEL_FREE
+    assert lf.ALL_FEATURES == report.ALL_FEATURES
+    assert lf.COST_SUFFIX == report.SELECTOR_COST_SUFFIX

@@ -63,6 +63,10 @@ CONTROLS = (RANDOM, ALL_FEATURES)
 #: The fixed fractions of d, in their order; the label-free rule; the all-features control's.
 FIXED_FRACTIONS = ("1%", "2%", "5%", "10%", "20%", "50%")
 LABEL_FREE = "label-free"
+#: costs.tsv names a label-free selector fit's cost ``{method}+label-free``, beside the
+#: ranking's ``{method}`` (written by fsclust.crossbench_label_free, whose COST_SUFFIX a test
+#: keeps equal: the report may not import the steps)
+SELECTOR_COST_SUFFIX = f"+{LABEL_FREE}"
 ALL_FEATURES_RULE = "100%"
 M_RULES = (*FIXED_FRACTIONS, LABEL_FREE)
 K_RULES = ("true", LABEL_FREE)
@@ -773,14 +777,12 @@ class _Summary:
         self.lines += ["## Quality against cost", "",
                        "![Mean rank against median ranking time](figures/quality_vs_cost.png)",
                        ""]
-        from fsclust.crossbench_label_free import COST_SUFFIX
-
         for family in [*self.families, *(["all"] if len(self.families) > 1 else [])]:
             table = self.costs_table[self.costs_table["family"] == family].dropna(
                 subset=["median_seconds"])
             # a ranking's cost and a label-free selector's ({method}+label-free) apart: the
             # selector refits the ranking on every subsample
-            selector = table["method"].str.endswith(COST_SUFFIX)
+            selector = table["method"].str.endswith(SELECTOR_COST_SUFFIX)
             for part, what in ((table[~selector], "method"),
                                (table[selector], "label-free selector")):
                 if part.empty:
