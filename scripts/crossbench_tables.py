@@ -26,7 +26,8 @@ SCORES = ["dataset", "family", "method", "ranker_seed", "clusterer", "seed", "m_
           "n_features", "k_rule", "n_clusters"]
 COSTS = ["dataset", "family", "method", "seconds", "max_rss_mb", "status", "note"]
 #: The method name of the all-features control in the tables (the sweeps' "nofs").
-ALL_FEATURES = "all-features"
+# the all-features control's name, as the label-free jobs and the report write it
+ALL_FEATURES = label_free.ALL_FEATURES
 #: Worst first: the status a (dataset, method) gets from its fits.
 WORST_FIRST = ("timeout", "failed", "degenerate", "ok")
 
@@ -136,8 +137,8 @@ with steps.logged(snakemake.log[0], snakemake.threads):
     scores = with_label_free(scores, choices, job_rows, p.fractions)
     costs = pd.concat([costs, label_free.label_free_costs(choices, p.families)],
                       ignore_index=True).sort_values(["dataset", "method"], kind="mergesort")
-    not_run = [job for job in p.label_free_planned
-               if tuple(job) not in {(c["dataset"], c["method"]) for c in choices}]
+    built = {(c["dataset"], c["method"]) for c in choices}
+    not_run = [job for job in p.label_free_planned if tuple(job) not in built]
     write_table_atomic(scores, snakemake.output.scores, float_format="%.10g")
     write_table_atomic(costs, snakemake.output.costs, float_format="%.10g")
     write_table_atomic(label_free.choices_table(choices, not_run, p.families),
