@@ -334,6 +334,21 @@ def test_benchmark_small_tables_have_the_interface_columns(small_runs):
     memory = pd.to_numeric(costs["max_rss_mb"], errors="coerce")
     assert (memory[costs["status"] != "timeout"] >= 0).all()
     assert (memory[costs["method"] == "all-features"] == 0).all()
+    # a method that timed out costs at least its limit: the seeds not fitted after the
+    # timeout (0 s, nothing ran) do not count in its mean
+    limits = {key: spec.get("time_limit_s", exp["time_limit_s"])
+              for key, spec in exp["methods"].items()}
+    timeout = costs[costs["status"] == "timeout"]
+    assert (timeout["seconds"].astype(float) >= timeout["method"].map(limits)).all()
+    assert timeout["note"].str.contains("a lower bound").all()
+    # KP-Kmeans timed out at the first seed and was not fitted at the second: its cost is the
+    # first fit's time alone
+    rankings = small_runs[2] / "results/benchmark-small/rankings"
+    for row in timeout[timeout["method"] == "kpkmeans"].itertuples():
+        first, second = (json.loads((rankings / row.dataset / "kpkmeans" / f"seed{s}.json")
+                                    .read_text()) for s in exp["seeds"])
+        assert second["seconds"] == 0 and second["message"].startswith("not fitted")
+        assert float(row.seconds) == pytest.approx(first["seconds"])
 
 
 @needs_mirror

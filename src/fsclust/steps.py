@@ -24,6 +24,9 @@ log = logging.getLogger("fsclust")
 
 #: Method name of the all-features baseline in sweep tables (the papers' "nofs").
 ALL_FEATURES = "nofs"
+#: How the sidecar of a seed not fitted begins (its method timed out at an earlier seed of the
+#: same dataset): it records no time of its own, so a mean cost leaves it out.
+NOT_FITTED = "not fitted"
 
 
 def reuse_freed_memory():
@@ -677,7 +680,7 @@ class _Rankers:
         if key in self.timed_out:
             # a fit that did not end within the limit at one seed would cost the limit again
             # at every later seed (the same data, another random start)
-            return Fit(FitFailure("timeout", f"not fitted: the fit at seed "
+            return Fit(FitFailure("timeout", f"{NOT_FITTED}: the fit at seed "
                                   f"{self.timed_out[key]} exceeded the time limit of "
                                   f"{limit} s", 0.0), random_state, 0.0)
         fit = _rank_within(limit, ds, **kwargs)

@@ -789,10 +789,14 @@ class _Summary:
                     continue
                 slowest = part.sort_values(["median_seconds", "method"],
                                            ascending=[False, True], kind="mergesort").iloc[0]
+                # a fit stopped at the limit counts its time there: a lower bound
+                stopped = int(slowest["n_timeout"])
+                bound = (f"; {stopped} of {int(slowest['n_datasets'])} datasets stopped at the "
+                         f"time limit, their time a lower bound" if stopped else "")
                 self.lines.append(
                     f"- {family}: slowest {what} {slowest['method']}, median "
                     f"{_number(slowest['median_seconds'], 1)} s per dataset (longest "
-                    f"{_number(slowest['max_seconds'], 1)} s).")
+                    f"{_number(slowest['max_seconds'], 1)} s{bound}).")
 
     def failures(self):
         self.lines += ["## Where methods fail", ""]
