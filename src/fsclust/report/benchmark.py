@@ -793,6 +793,13 @@ class _Summary:
                 stopped = int(slowest["n_timeout"])
                 bound = (f"; {stopped} of {int(slowest['n_datasets'])} datasets stopped at the "
                          f"time limit, their time a lower bound" if stopped else "")
+                # stopped on most datasets, a method's median is the limit's: not an order
+                most = part[(2 * part["n_timeout"] > part["n_datasets"])
+                            & (part["method"] != slowest["method"])]
+                if 2 * stopped > slowest["n_datasets"] and not most.empty:
+                    bound += "; also stopped on most: " + ", ".join(
+                        f"{r.method} ({int(r.n_timeout)} of {int(r.n_datasets)})"
+                        for r in most.itertuples())
                 self.lines.append(
                     f"- {family}: slowest {what} {slowest['method']}, median "
                     f"{_number(slowest['median_seconds'], 1)} s per dataset (longest "
