@@ -51,6 +51,13 @@ def _usc_sweep(dataset, ranking):
     Returns ``(acc, singletons)``, arrays of shape (scales, m, seeds): the ACC of each partition
     and the number of its clusters holding one sample.
     """
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):  # n <= 210: BLAS threads cost more than they give (2.5x here)
+        return _usc_sweep_one_thread(dataset, ranking)
+
+
+def _usc_sweep_one_thread(dataset, ranking):
     from fsclust.graphs import bandwidth, squared_distances
     from fsclust.metrics import clustering_accuracy
     from fsclust.registry import make_clusterer, make_ranker
