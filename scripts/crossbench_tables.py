@@ -5,8 +5,9 @@ scores.tsv: one row per (dataset, method, ranker seed, clusterer, seed, m rule, 
 one row per (dataset, method): the mean seconds of its fits (a lower bound when one was
 stopped at the time limit; the seeds not fitted after a timeout left out) and the largest
 peak memory of a fit above the job's (both measured by the fit's own process under the time
-limit, in its sidecar), and the worst status of its fits. Rows are sorted and floats written with one format, so the
-tables are the same bytes whatever --cores (but for those two measurements).
+limit, in its sidecar), and the worst status of its fits. Rows are sorted and floats written
+with one format, so the tables are the same bytes whatever --cores (but for those two
+measurements).
 
 The label-free jobs (fsclust.crossbench_label_free), those the run built: their rows join
 scores.tsv (m rule "label-free" at the true K and at the label-free K), their selector fits
