@@ -1,4 +1,4 @@
-"""Why Zeng & Cheung 2009's SRBCT claims fail on ours (a cause of config/reproduction/zeng2009.yaml).
+"""Why Zeng & Cheung 2009's SRBCT claims fail on ours (config/reproduction/zeng2009.yaml).
 
 Khan et al.'s SRBCT data (2001; 83 samples, 2308 genes, four tumour classes) hold two kinds of
 sample: tumour biopsies and cell lines (the "-T" and "-C" of the sample names, which the
