@@ -298,3 +298,27 @@ def test_rankers_never_write_into_x(name, params, order):
         model = make_ranker(name, params, n_clusters=3, random_state=0).fit(X)
     assert model.scores_.shape == (12,)
     np.testing.assert_array_equal(X, before)
+
+
+@pytest.mark.parametrize(("name", "label"), [("jelsr", "JELSR"), ("mcfs", "MCFS"),
+                                             ("ndfs", "NDFS"), ("rufs", "RUFS"),
+                                             ("udfs", "UDFS")])
+def test_more_neighbours_than_other_samples_warns_and_uses_them_all(name, label):
+    # a sample of 9 has 8 others: k = 12 is fitted as k = 8, and said so (it used to be silent)
+    X = np.random.default_rng(3).normal(size=(9, 6))
+    params = {**small_test_params("method", name), "n_neighbors": 12}
+    with pytest.warns(UserWarning, match=f"{label}: n_neighbors=12 but only 9 samples, each "
+                                         "with 8 others: using n_neighbors=8"):
+        capped = make_ranker(name, params, n_clusters=2, random_state=0).fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        exact = make_ranker(name, {**params, "n_neighbors": 8}, n_clusters=2,
+                            random_state=0).fit(X)
+    np.testing.assert_array_equal(capped.scores_, exact.scores_)
+
+
+def test_jelsr_with_as_many_clusters_as_samples_warns_of_the_embedding_it_uses():
+    X = np.random.default_rng(4).normal(size=(5, 4))
+    with pytest.warns(UserWarning, match="JELSR: n_clusters=5 with 5 samples: embedding in 4"):
+        make_ranker("jelsr", {"n_neighbors": 3, "max_iter": 10}, n_clusters=5,
+                    random_state=0).fit(X)

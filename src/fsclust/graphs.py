@@ -32,6 +32,7 @@ __all__ = [
     "heat_affinity",
     "rbf_affinity",
     "knn_graph",
+    "capped_n_neighbors",
     "laplacian",
     "smallest_eigenvectors",
     "largest_eigenvectors",
@@ -371,6 +372,33 @@ def _bandwidth_from_data(X, rule, block_rows=_BANDWIDTH_BLOCK_ROWS):
             return 1.0
         raise ValueError(f"Bandwidth rule {rule!r} gave t=0; pass t explicitly.")
     return float(t)
+
+
+def capped_n_neighbors(n_neighbors, n_samples, method):
+    """The neighbours a graph of ``n_samples`` can give each sample: ``n_neighbors``, or
+    ``n_samples - 1`` with a warning when it asks for more.
+
+    A sample has ``n - 1`` others: the rankers whose defaults exceed that on tiny data (JELSR,
+    MCFS, NDFS, RUFS, UDFS) use them all, and say so, rather than fail or change ``k`` unseen.
+
+    Examples
+    --------
+    >>> capped_n_neighbors(5, 100, "NDFS")
+    5
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     k = capped_n_neighbors(5, 4, "NDFS")
+    >>> k, str(caught[0].message)[:60]
+    (3, 'NDFS: n_neighbors=5 but only 4 samples, each with 3 others: ')
+    """
+    n_neighbors, cap = int(n_neighbors), int(n_samples) - 1
+    if n_neighbors <= cap:
+        return n_neighbors
+    warnings.warn(f"{method}: n_neighbors={n_neighbors} but only {n_samples} samples, each "
+                  f"with {cap} others: using n_neighbors={cap} (give a smaller n_neighbors or "
+                  "more samples).", UserWarning, stacklevel=3)
+    return cap
 
 
 def knn_graph(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import warnings
 from numbers import Real
 
 import numpy as np
@@ -11,7 +12,7 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..cluster.affinity import check_n_clusters
-from ..graphs import canonical_sign_flip, smallest_eigenvectors
+from ..graphs import canonical_sign_flip, capped_n_neighbors, smallest_eigenvectors
 from ._sparse_learning import EmbeddedRanker, WeightedRidge, l21_eps, reweighting, smoothed_l21
 from .base import FeatureRanker, IntInterval
 from .udfs import neighbourhoods
@@ -189,8 +190,14 @@ class JELSR(EmbeddedRanker):
         Xk = X[:, ~self.constant_mask_]
         m = int(self.n_clusters)
         check_n_clusters(m, n)
-        m = min(m, n - 1)
-        S = lle_weights(Xk, min(self.n_neighbors, n - 1))
+        if m > n - 1:
+            # the embedding's m smallest eigenvectors of an n x n matrix: the constant one
+            # is among them, so n clusters of n samples leave n - 1 informative ones
+            warnings.warn(f"JELSR: n_clusters={m} with {n} samples: embedding in {n - 1} "
+                          "dimensions (ask for fewer clusters or give more samples).",
+                          UserWarning, stacklevel=2)
+            m = n - 1
+        S = lle_weights(Xk, capped_n_neighbors(self.n_neighbors, n, "JELSR"))
         if self.center or self.compat == "hou":
             Xk = Xk - Xk.mean(axis=0)
         if self.compat == "hou":

@@ -17,8 +17,8 @@ from sklearn.utils.arrayfuncs import cholesky_delete, min_pos
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ..graphs import (BANDWIDTH_RULES, canonical_sign_flip, knn_graph, laplacian,
-                      smallest_eigenvectors)
+from ..graphs import (BANDWIDTH_RULES, canonical_sign_flip, capped_n_neighbors, knn_graph,
+                      laplacian, smallest_eigenvectors)
 from .base import FeatureRanker, IntInterval
 
 # Above this many samples the embedding uses ARPACK on the sparse graph instead of a dense eigh.
@@ -565,13 +565,17 @@ class MCFS(FeatureRanker):
     def _score(self, X, rng):
         n, D = X.shape
         K = int(self.n_clusters if self.n_eigenvectors is None else self.n_eigenvectors)
+        if K > n - 1:
+            warnings.warn(f"MCFS: {K} eigenvectors asked with {n} samples: using {max(1, n - 1)} "
+                          "(ask for fewer or give more samples).", UserWarning, stacklevel=2)
         K = max(1, min(K, n - 1))
         card = self.n_nonzero_coefs
         if card is None:
             card = self.n_features_to_select if self.n_features_to_select else min(D, 50)
         card = int(min(card, D))
-        W, self.t_ = knn_graph(X, n_neighbors=min(self.n_neighbors, n - 1), t=self.t,
-                               t_rule=self.t_rule, return_bandwidth=True, allow_isolated=True,
+        W, self.t_ = knn_graph(X, n_neighbors=capped_n_neighbors(self.n_neighbors, n, "MCFS"),
+                               t=self.t, t_rule=self.t_rule, return_bandwidth=True,
+                               allow_isolated=True,
                                self_loops=self.self_loops)
         if self.solver == "skfeature":
             Y = skfeature_embedding_targets(W, K)

@@ -10,7 +10,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..cluster.affinity import check_n_clusters
 from ..cluster.llc import discretize
-from ..graphs import BANDWIDTH_RULES, knn_graph, laplacian, smallest_eigenvectors
+from ..graphs import (BANDWIDTH_RULES, capped_n_neighbors, knn_graph, laplacian,
+                      smallest_eigenvectors)
 from ._sparse_learning import (EmbeddedRanker, WeightedRidge, l21_eps, reweighting,
                                smoothed_l21)
 from .base import FeatureRanker, IntInterval
@@ -185,7 +186,8 @@ class NDFS(EmbeddedRanker):
         Xk = X[:, ~self.constant_mask_]
         c = int(self.n_clusters)
         check_n_clusters(c, n)
-        graph, self.t_ = knn_graph(Xk, n_neighbors=min(self.n_neighbors, n - 1), t=self.t,
+        graph, self.t_ = knn_graph(Xk, n_neighbors=capped_n_neighbors(self.n_neighbors, n, "NDFS"),
+                                   t=self.t,
                                    t_rule=self.t_rule, return_bandwidth=True)
         L, _ = laplacian(graph, "sym")
         if isinstance(self.init, str):

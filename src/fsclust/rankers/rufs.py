@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..cluster.kmeans import KMeans
-from ..graphs import knn_graph
+from ..graphs import capped_n_neighbors, knn_graph
 from .base import FeatureRanker, IntInterval
 
 #: Row norms below this count as this in the normalised residuals: the reference divides by
@@ -38,7 +38,7 @@ def local_learning_matrix(X, n_neighbors=5, ridge=0.1):
     M : scipy.sparse.csr_matrix of shape (n, n)
     """
     n = X.shape[0]
-    K = knn_graph(X, n_neighbors=min(n_neighbors, n - 1)).tocsr()
+    K = knn_graph(X, n_neighbors=capped_n_neighbors(n_neighbors, n, "RUFS")).tocsr()
     K.sort_indices()
     dense = K.toarray()
     sizes = np.diff(K.indptr)

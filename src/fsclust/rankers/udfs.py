@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..cluster.affinity import check_n_clusters
-from ..graphs import squared_distances
+from ..graphs import capped_n_neighbors, squared_distances
 from ._sparse_learning import (INIT_D, EmbeddedRanker, GraphQuadratic, initial_weights,
                                l21_eps, null_space_start, penalized_smallest_eigenvectors,
                                reweighting, smoothed_l21)
@@ -188,7 +188,8 @@ class UDFS(EmbeddedRanker):
         check_n_clusters(self.n_clusters, n)
         # c orthonormal columns in d dimensions: with c >= d every feature would get norm 1
         c = max(1, min(int(self.n_clusters), d - 1))
-        L = local_discriminative_laplacian(Xk, min(self.n_neighbors, n - 1), self.lam)
+        L = local_discriminative_laplacian(Xk, capped_n_neighbors(self.n_neighbors, n, "UDFS"),
+                                           self.lam)
         quadratic = GraphQuadratic(Xk, L)
         W, history, converged, degenerate = fit_udfs(
             quadratic, c, self.gamma, self.init_D, self.max_iter, self.tol, rng)
