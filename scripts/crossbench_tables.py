@@ -5,9 +5,11 @@ scores.tsv: one row per (dataset, method, ranker seed, clusterer, seed, m rule, 
 one row per (dataset, method): the mean seconds of its fits (a lower bound when one was
 stopped at the time limit; the seeds not fitted after a timeout left out) and the largest
 peak memory of a fit above the job's (both measured by the fit's own process under the time
-limit, in its sidecar), and the worst status of its fits. Rows are sorted and floats written
-with one format, so the tables are the same bytes whatever --cores (but for those two
-measurements).
+limit, in its sidecar), and the worst status of its fits. A method none of whose fits stopped
+but whose slowest took over half its limit is noted so: per-seed times vary about twofold and
+with the machine's load, so on a slower or busier machine it may stop at the limit
+(docs/benchmark.md). Rows are sorted and floats written with one format, so the tables are the
+same bytes whatever --cores (but for those measurements and the note they make).
 
 The label-free jobs (fsclust.crossbench_label_free), those the run built: their rows join
 scores.tsv (m rule "label-free" at the true K and at the label-free K), their selector fits
@@ -88,7 +90,9 @@ def scores_table(sweeps, sidecars, families, n_classes, fractions, all_features,
     return table[[*SCORES, *metrics, "status"]].reset_index(drop=True)
 
 
-def costs_table(sidecars, families, datasets, methods):
+def costs_table(sidecars, families, datasets, methods, limits):
+    """costs.tsv (the module docstring); ``limits`` maps each method to its time limit in
+    seconds (None: no limit)."""
     rows = []
     for dataset in datasets:
         for method in methods:
@@ -114,6 +118,12 @@ def costs_table(sidecars, families, datasets, methods):
             if status == "timeout":
                 # a fit stopped at the limit would have taken longer
                 note = "; ".join(filter(None, [note, "a lower bound"]))
+            elif limits.get(method) and fits:
+                slowest = max(s["seconds"] for s in fits)
+                if slowest > limits[method] / 2:
+                    note = "; ".join(filter(None, [note, (
+                        f"slowest fit {slowest:.1f} s, over half the {limits[method]:g} s "
+                        "limit: may stop at the limit on a slower or busier machine")]))
             seconds = float(np.mean([s["seconds"] for s in fits]))
             rows.append((dataset, method, seconds, rss, status, note))
     table = pd.DataFrame(rows, columns=["dataset", "method", "seconds", "max_rss_mb", "status",
@@ -138,7 +148,7 @@ with steps.logged(snakemake.log[0], snakemake.threads):
     scores = scores_table(sweeps, sidecars, p.families, p.n_classes, p.fractions,
                           p.all_features, metrics)
     costs = costs_table(sidecars, p.families, sorted(set(sweeps["dataset"])),
-                        sorted(set(sweeps["method"])))
+                        sorted(set(sweeps["method"])), p.time_limits)
     choices = [json.loads(Path(path).read_text()) for path in snakemake.input.label_free]
     job_rows = [pd.read_csv(Path(path).with_suffix(".tsv"), sep="\t")
                 for path in snakemake.input.label_free]

@@ -73,6 +73,13 @@ rule crossbench_tables:
             for point in EXPERIMENTS[wildcards.experiment]["sweep"]["n_features"]
         ],
         all_features=ALL_FEATURES,
+        # method -> its time limit in seconds (a method's own wins over the experiment's)
+        time_limits=lambda wildcards: {
+            key: spec.get(
+                "time_limit_s", EXPERIMENTS[wildcards.experiment].get("time_limit_s")
+            )
+            for key, spec in EXPERIMENTS[wildcards.experiment]["methods"].items()
+        },
         # every label-free job of the experiment, to mark those this run did not build
         label_free_planned=lambda wildcards: label_free.planned_jobs(
             EXPERIMENTS[wildcards.experiment], exp_datasets(wildcards.experiment)
