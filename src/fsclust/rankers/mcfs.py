@@ -573,9 +573,9 @@ class MCFS(FeatureRanker):
         if card is None:
             card = self.n_features_to_select if self.n_features_to_select else min(D, 50)
         card = int(min(card, D))
-        W, self.t_ = knn_graph(X, n_neighbors=capped_n_neighbors(self.n_neighbors, n, "MCFS"),
-                               t=self.t, t_rule=self.t_rule, return_bandwidth=True,
-                               allow_isolated=True,
+        k = capped_n_neighbors(self.n_neighbors, n, "MCFS")
+        W, self.t_ = knn_graph(X, n_neighbors=k, t=self.t, t_rule=self.t_rule,
+                               return_bandwidth=True, allow_isolated=True,
                                self_loops=self.self_loops)
         if self.solver == "skfeature":
             Y = skfeature_embedding_targets(W, K)

@@ -186,9 +186,9 @@ class NDFS(EmbeddedRanker):
         Xk = X[:, ~self.constant_mask_]
         c = int(self.n_clusters)
         check_n_clusters(c, n)
-        graph, self.t_ = knn_graph(Xk, n_neighbors=capped_n_neighbors(self.n_neighbors, n, "NDFS"),
-                                   t=self.t,
-                                   t_rule=self.t_rule, return_bandwidth=True)
+        k = capped_n_neighbors(self.n_neighbors, n, "NDFS")
+        graph, self.t_ = knn_graph(Xk, n_neighbors=k, t=self.t, t_rule=self.t_rule,
+                                   return_bandwidth=True)
         L, _ = laplacian(graph, "sym")
         if isinstance(self.init, str):
             F = spectral_start(L, c, rng)
