@@ -226,8 +226,10 @@ def runtime_minutes(experiment, method=None):
 def time_limit(experiment, method=None):
     """Seconds a selector fit may take: the method's own ``time_limit_s`` (it limits every
     fit of that method), else ``label_free.time_limit_s``."""
+    from fsclust.steps import method_time_limit
+
     spec = experiment["methods"].get(method, {}) if method else {}
-    return spec.get("time_limit_s", settings_of(experiment)["time_limit_s"])
+    return method_time_limit(spec, settings_of(experiment)["time_limit_s"])
 
 
 def _failure_rows(status, clusterers, seeds, n_clusters, metrics):

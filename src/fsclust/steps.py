@@ -466,6 +466,18 @@ def referenced_methods(value):
     return []
 
 
+def method_time_limit(spec, experiment_limit):
+    """Seconds a method's fits may take: its own ``time_limit_s`` wins over the experiment's
+    (None: no limit).
+
+    >>> method_time_limit({"method": "sogfs", "time_limit_s": 30}, 10)
+    30
+    >>> method_time_limit({"method": "pca"}, 10)
+    10
+    """
+    return spec.get("time_limit_s", experiment_limit)
+
+
 def method_grid(spec, grid_spec):
     """A method's own sweep grid (``sweep: {n_features: ...}``) or the experiment's."""
     return spec["sweep"]["n_features"] if "sweep" in spec else grid_spec
@@ -674,8 +686,7 @@ class _Rankers:
                       references=self.references)
         if self.time_limit_s is None:
             return _rank_one(ds, **kwargs)
-        # a method's own limit wins over the experiment's
-        limit = spec.get("time_limit_s", self.time_limit_s)
+        limit = method_time_limit(spec, self.time_limit_s)
         random_state = _ranker_random_state(seed, dataset, key, spec)
         if key in self.timed_out:
             # a fit that did not end within the limit at one seed would cost the limit again

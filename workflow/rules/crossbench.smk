@@ -75,8 +75,8 @@ rule crossbench_tables:
         all_features=ALL_FEATURES,
         # method -> its time limit in seconds (a method's own wins over the experiment's)
         time_limits=lambda wildcards: {
-            key: spec.get(
-                "time_limit_s", EXPERIMENTS[wildcards.experiment].get("time_limit_s")
+            key: method_time_limit(
+                spec, EXPERIMENTS[wildcards.experiment].get("time_limit_s")
             )
             for key, spec in EXPERIMENTS[wildcards.experiment]["methods"].items()
         },
