@@ -54,7 +54,8 @@ def _subsets(dataset, ranking, laplacian, delta_scale):
     """The experiment's subset of each m of the sweep for one ranking: EVSFSC with the figure's
     Laplacian and its delta times ``delta_scale``; FSFS's own subset of exactly m features per m
     (as the experiment); the top m of the Laplacian score's, SPEC's or MCFS's ranking. All five
-    are deterministic and at the experiment's defaults."""
+    are deterministic and at the experiment's defaults; ``laplacian`` is None for the four
+    baselines, whose rankings do not depend on it (one fit serves every figure)."""
     from fsclust.registry import make_ranker
 
     ds = _prepared(dataset)
@@ -100,7 +101,10 @@ def _sweep_one_thread(dataset, laplacian, ranking, reading, scales, sizes, seeds
     shape = (len(scales), len(sizes), len(seeds))
     acc, singletons = np.zeros(shape), np.zeros(shape, dtype=int)
     for i, scale in enumerate(scales):
-        subsets = _subsets(dataset, ranking, laplacian, scale if reading == "joint" else 1.0)
+        if ranking == "evsfsc":
+            subsets = _subsets(dataset, ranking, laplacian, scale if reading == "joint" else 1.0)
+        else:
+            subsets = _subsets(dataset, ranking, None, 1.0)
         for j, m in enumerate(sizes):
             Xm = ds.X[:, subsets[m]]
             D = squared_distances(Xm)
