@@ -13,7 +13,8 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
 from fsclust.datasets import load_catalog  # noqa: E402
 from fsclust.registry import check_params  # noqa: E402
-from fsclust.steps import method_grid, method_time_limit, referenced_methods  # noqa: E402
+from fsclust.steps import method_grid, referenced_methods  # noqa: E402
+from fsclust.steps import method_time_limit  # noqa: E402
 
 
 def _config_key_errors(cfg, schema_path):
