@@ -17,7 +17,7 @@ from threadpoolctl import threadpool_limits
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from fsclust.consensus import consensus_matrix, random_subspace_ensemble  # noqa: E402
+from fsclust.cluster.consensus import consensus_matrix, random_subspace_ensemble  # noqa: E402
 from fsclust.datasets import load_dataset  # noqa: E402
 from fsclust.rankers.frcm import FRCM, feature_arimm  # noqa: E402
 

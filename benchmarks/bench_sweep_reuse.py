@@ -37,13 +37,13 @@ import fsclust.cluster.affinity  # noqa: E402
 import fsclust.cluster.kernel_kmeans  # noqa: E402
 import fsclust.cluster.ncut  # noqa: E402
 import fsclust.cluster.spectral  # noqa: E402
-import fsclust.sweep  # noqa: E402
+import fsclust.steps.sweep  # noqa: E402
 from fsclust.datasets import load_catalog, prepare  # noqa: E402
 from fsclust.metrics import adjusted_rand  # noqa: E402
-from fsclust.sweep import resolve_grid, run_sweep  # noqa: E402
+from fsclust.steps.sweep import resolve_grid, run_sweep  # noqa: E402
 
 # the undecorated function, for the untimed perturbation check (Timers wraps the module's)
-sweep_labels = fsclust.sweep.sweep_labels
+sweep_labels = fsclust.steps.sweep.sweep_labels
 
 DATASETS = ("pie-c27", "monti-st-leukemia", "su-2002-multitissue")
 ZENG2008_GRID = [10, 20, 30, 40, 50, 75, 100, 150, 200, 300, 400, 500, 600, 700, 800, 900,
@@ -58,7 +58,7 @@ CLUSTERER_SEED = 0
 
 # (module, function name, part of the sweep it is counted in)
 TIMED = [
-    (fsclust.sweep, "squared_distances", "distances"),
+    (fsclust.steps.sweep, "squared_distances", "distances"),
     (fsclust.cluster.affinity, "squared_distances", "distances"),
     (fsclust.cluster.kernel_kmeans, "squared_distances", "distances"),
     (fsclust.cluster.ncut, "largest_eigenvectors", "eigensolver"),
@@ -76,12 +76,12 @@ class Timers:
         for module, name, part in TIMED:
             setattr(module, name, self._timed(getattr(module, name), part))
         # keep the partitions run_sweep scored, to compare the two paths without refitting
-        original = fsclust.sweep.sweep_labels
+        original = fsclust.steps.sweep.sweep_labels
 
         def keep(*args, **kwargs):
             self.labels = original(*args, **kwargs)
             return self.labels
-        fsclust.sweep.sweep_labels = keep
+        fsclust.steps.sweep.sweep_labels = keep
 
     def _timed(self, fn, part):
         def wrapper(*args, **kwargs):

@@ -177,7 +177,7 @@ def _oja_flops(n, d, est):
 def _kmeans_ensemble(X, est):
     # FRMV and FRCM are built on T single-start k-means of random feature halves
     # (Zhang et al. 2012, Algorithm 1, lines 1-7): the same ensemble, by the same function
-    from fsclust.consensus import random_subspace_ensemble
+    from fsclust.cluster.consensus import random_subspace_ensemble
 
     random_subspace_ensemble(X, est.ensemble_.shape[0], max_clusters=est.max_clusters,
                              max_iter=est.max_iter, random_state=0)

@@ -5,7 +5,7 @@ from pathlib import Path
 import _srcpath  # noqa: F401  (src/ on sys.path when fsclust is not installed)
 import pandas as pd
 from fsclust import steps
-from fsclust.report.benchmark import write_benchmark_report
+from fsclust.studies.benchmark.report import write_benchmark_report
 
 with steps.logged(snakemake.log[0], snakemake.threads):
     scores = pd.read_csv(snakemake.input.scores, sep="\t", dtype={"m_rule": str, "k_rule": str})

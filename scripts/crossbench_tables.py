@@ -11,7 +11,7 @@ with the machine's load, so on a slower or busier machine it may stop at the lim
 (docs/benchmark.md). Rows are sorted and floats written with one format, so the tables are the
 same bytes whatever --cores (but for those measurements and the note they make).
 
-The label-free jobs (fsclust.crossbench_label_free), those the run built: their rows join
+The label-free jobs (fsclust.studies.benchmark.label_free), those the run built: their rows join
 scores.tsv (m rule "label-free" at the true K and at the label-free K), their selector fits
 costs.tsv (method "{method}+label-free"), and tables/label_free.tsv lists every planned job's
 choices, the ones not run here marked so.
@@ -22,7 +22,7 @@ from pathlib import Path
 import _srcpath  # noqa: F401  (src/ on sys.path when fsclust is not installed)
 import numpy as np
 import pandas as pd
-from fsclust import crossbench_label_free as label_free
+from fsclust.studies.benchmark import label_free as label_free
 from fsclust import steps
 from fsclust._io import write_table_atomic
 

@@ -2,7 +2,7 @@
 dataset checksums, seeds, times)."""
 import _srcpath  # noqa: F401  (src/ on sys.path when fsclust is not installed)
 from fsclust import steps
-from fsclust.provenance import write_provenance
+from fsclust.steps.provenance import write_provenance
 
 p = snakemake.params
 with steps.logged(snakemake.log[0], snakemake.threads):

@@ -1,6 +1,7 @@
 """Rule selection_report: the regret and summary tables, the one-page summary, the figures."""
 import _srcpath  # noqa: F401  (src/ on sys.path when fsclust is not installed)
-from fsclust import selection_report, steps
+from fsclust import steps
+from fsclust.studies.selection import report as selection_report
 
 p, out = snakemake.params, snakemake.output
 with steps.logged(snakemake.log[0], snakemake.threads):

@@ -1,4 +1,4 @@
-"""The benchmark's statistics and report (fsclust.report.benchmark) on small synthetic tables
+"""The benchmark's statistics and report (fsclust.studies.benchmark.report) on small synthetic tables
 whose answers are known by construction."""
 
 import os
@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 from scipy.stats import wilcoxon
 
-from fsclust.report import benchmark
-from fsclust.report.benchmark import (ALL_FEATURES, RANDOM, benchmark_statistics,
+from fsclust.studies.benchmark import report as benchmark
+from fsclust.studies.benchmark.report import (ALL_FEATURES, RANDOM, benchmark_statistics,
                                       dataset_scores, holm, label_free_loss, rank_methods,
                                       signed_rank_tests, write_benchmark_report)
 
@@ -228,7 +228,7 @@ def test_report_is_byte_identical_twice_shuffled_and_under_another_hash_seed(sma
     costs.sample(frac=1, random_state=2).to_csv(tmp_path / "costs.tsv", sep="\t", index=False)
     script = textwrap.dedent(f"""
         import pandas as pd
-        from fsclust.report.benchmark import write_benchmark_report
+        from fsclust.studies.benchmark.report import write_benchmark_report
         scores = pd.read_csv({str(tmp_path / "scores.tsv")!r}, sep="\\t")
         costs = pd.read_csv({str(tmp_path / "costs.tsv")!r}, sep="\\t", dtype={{"note": str}},
                             keep_default_na=False)

@@ -224,7 +224,7 @@ def test_a_clusterer_failure_still_fails_a_job_without_time_limit(mostly_equal_t
 
 def test_a_slow_label_free_selector_is_a_timeout_row_and_the_job_succeeds(blobs, tmp_path,
                                                                         test_ranker):
-    from fsclust import crossbench_label_free as label_free
+    from fsclust.studies.benchmark import label_free as label_free
 
     experiment = {"methods": {"sleep": {"method": test_ranker,
                                         "params": {"behaviour": "sleep"}}},
@@ -255,7 +255,7 @@ COSTS = ["dataset", "family", "method", "seconds", "max_rss_mb", "status", "note
 
 def _has_report_module():
     try:
-        import fsclust.report.benchmark  # noqa: F401
+        import fsclust.studies.benchmark.report  # noqa: F401
     except ImportError:
         return False
     return True
@@ -376,7 +376,7 @@ def test_benchmark_small_tables_are_the_same_bytes_whatever_cores(small_runs):
 @pytest.mark.workflow
 def test_benchmark_small_report(small_runs):
     if not _has_report_module():
-        pytest.skip("fsclust.report.benchmark (write_benchmark_report, issue 27's other part) "
+        pytest.skip("fsclust.studies.benchmark.report (write_benchmark_report, issue 27's other part) "
                     "is not in this checkout: the run stopped at the tables")
     results = small_runs[2] / "results/benchmark-small"
     assert (results / "summary.md").read_text().strip()
@@ -448,7 +448,7 @@ def _slurm_dry_run(work, *config):
 @needs_slurm_plugin
 @needs_mirror
 def test_slurm_dry_run_plans_every_label_free_job_with_its_resources(tmp_path):
-    from fsclust import crossbench_label_free as label_free
+    from fsclust.studies.benchmark import label_free as label_free
 
     exp = yaml.safe_load(CONFIG.read_text())["experiments"]["benchmark-small"]
     work = copy_workflow(tmp_path)

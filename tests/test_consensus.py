@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import adjusted_rand_score
 
-from fsclust.consensus import (
+from fsclust.cluster.consensus import (
     arimm,
     average_link_consensus,
     coassociation_matrix,
@@ -132,7 +132,7 @@ def _two_blocks(sizes=(12, 12), weak=0.01, seed=0):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_metis_recovers_two_blocks_joined_by_a_weak_edge(seed):
-    from fsclust.consensus import metis_partition
+    from fsclust.cluster.consensus import metis_partition
 
     W, truth = _two_blocks(seed=seed)
     labels = metis_partition(W, 2, random_state=seed)
@@ -143,7 +143,7 @@ def test_metis_recovers_two_blocks_joined_by_a_weak_edge(seed):
 
 
 def test_metis_parts_are_balanced():
-    from fsclust.consensus import metis_partition
+    from fsclust.cluster.consensus import metis_partition
 
     rng = np.random.RandomState(3)
     for n in (60, 600):
@@ -157,7 +157,7 @@ def test_metis_parts_are_balanced():
 
 
 def test_metis_is_deterministic_given_the_seed():
-    from fsclust.consensus import metis_partition
+    from fsclust.cluster.consensus import metis_partition
 
     rng = np.random.RandomState(4)
     A = rng.rand(50, 50)
@@ -172,7 +172,7 @@ def test_metis_is_deterministic_given_the_seed():
 
 def test_metis_integer_weights_are_exact_for_a_consensus_matrix():
     """T = 100: the entries are multiples of 1/100, scaled by 1000 they are integers."""
-    from fsclust.consensus import WEIGHT_SCALE
+    from fsclust.cluster.consensus import WEIGHT_SCALE
 
     M = consensus_matrix(np.random.RandomState(0).randint(0, 3, (100, 30)))
     scaled = M * (WEIGHT_SCALE / M.max())
@@ -180,7 +180,7 @@ def test_metis_integer_weights_are_exact_for_a_consensus_matrix():
 
 
 def test_metis_rejects_bad_graphs():
-    from fsclust.consensus import metis_partition
+    from fsclust.cluster.consensus import metis_partition
 
     with pytest.raises(ValueError, match="symmetric"):
         metis_partition(np.triu(np.ones((4, 4))), 2)

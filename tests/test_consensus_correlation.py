@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import adjusted_rand_score
 
-from fsclust.consensus import (
+from fsclust.cluster.consensus import (
     average_link_consensus,
     consensus_matrix,
     cspa_consensus,

@@ -1,4 +1,4 @@
-"""The benchmark's label-free m and K (fsclust.crossbench_label_free): label-free means no
+"""The benchmark's label-free m and K (fsclust.studies.benchmark.label_free): label-free means no
 label reaches the choice, m-hat at the true K is the selector's own rule on that K's rows, and
 the true K, scored beside the label-free range, never becomes K-hat nor changes the others."""
 
@@ -10,7 +10,7 @@ import pytest
 from sklearn.datasets import make_blobs
 from threadpoolctl import threadpool_limits
 
-from fsclust import crossbench_label_free as lf
+from fsclust.studies.benchmark import label_free as lf
 from fsclust.datasets import Dataset, save_dataset
 from fsclust.selection import LabelFreeSelector, choose
 
@@ -143,7 +143,7 @@ def test_planned_jobs_here_is_a_subset_of_all():
 def test_the_table_vocabulary_is_the_reports():
     """The label-free job writes the names the report reads (the report may not import the
     steps, tests/test_report.py): the rule name, the all-features control, the cost suffix."""
-    from fsclust.report import benchmark as report
+    from fsclust.studies.benchmark import report as report
 
     assert lf.LABEL_FREE == report.LABEL_FREE
     assert lf.ALL_FEATURES == report.ALL_FEATURES

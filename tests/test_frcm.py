@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from fsclust.consensus import arimm, coassociation_matrix, consensus_matrix
+from fsclust.cluster.consensus import arimm, coassociation_matrix, consensus_matrix
 from fsclust.rankers.frcm import FRCM, feature_affinity, feature_arimm
 
 

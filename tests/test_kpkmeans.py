@@ -143,7 +143,7 @@ def test_init_features_out_of_range_is_a_clear_error(bad):
 def test_init_features_relevant_resolves_to_the_datasets_relevant_features():
     from types import SimpleNamespace
 
-    from fsclust.steps import _resolve_dataset_params
+    from fsclust.steps.evaluation import _resolve_dataset_params
 
     toy = SimpleNamespace(relevant_features=[0, 1])
     params = {"lam": 0.5, "init_features": "relevant"}

@@ -13,12 +13,12 @@ import yaml
 
 from fsclust import steps
 from fsclust.datasets.store import Dataset, save_dataset
-from fsclust.grids import expand_grids
+from fsclust.steps.grids import expand_grids
 from fsclust.metrics import evaluate
 from fsclust.papers import zeng2009
 from fsclust.rankers.llcfs import LLCFS
 from fsclust.report.paper import PAPER_VS_OURS_COLUMNS
-from fsclust.seeds import derive_seed
+from fsclust.steps.seeds import derive_seed
 from _workflow import copy_workflow  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

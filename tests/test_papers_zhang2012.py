@@ -11,19 +11,19 @@ import pytest
 import yaml
 
 from fsclust import steps
-from fsclust.consensus import average_link_consensus, cspa_consensus, hbgf_consensus
+from fsclust.cluster.consensus import average_link_consensus, cspa_consensus, hbgf_consensus
 from fsclust.datasets import load_dataset
 from fsclust.datasets.store import Dataset, save_dataset
-from fsclust.grids import expand_grids
+from fsclust.steps.grids import expand_grids
 from fsclust.metrics import evaluate
 from fsclust.papers import zhang2012
-from fsclust.projection import pca_projection
+from fsclust.rankers.pca import pca_projection
 from fsclust.rankers.base import mean_plus_std_rule
 from fsclust.rankers.frmv import correlation_ratio
 from fsclust.ranking import read_ranking
 from fsclust.registry import make_clusterer, make_ranker, ranker_class
 from fsclust.report.paper import PAPER_VS_OURS_COLUMNS
-from fsclust.seeds import derive_seed
+from fsclust.steps.seeds import derive_seed
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = [0, 1]

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fsclust.provenance import (PACKAGES, config_sha256, git_state, provenance_record,
+from fsclust.steps.provenance import (PACKAGES, config_sha256, git_state, provenance_record,
                                 write_provenance)
 from _workflow import copy_workflow  # noqa: E402
 
@@ -121,7 +121,7 @@ def test_dry_run_of_the_quick_target_lists_the_provenance_job(tmp_path):
 
 def test_catalog_entries_carry_the_sheets_checksums():
     from fsclust.datasets import load_catalog
-    from fsclust.provenance import catalog_entries
+    from fsclust.steps.provenance import catalog_entries
 
     catalog = load_catalog(REPO / "config" / "datasets.tsv")
     url = next(e.id for e in catalog.values() if e.source == "url")

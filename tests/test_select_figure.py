@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fsclust.report.select_figure import (HEATMAP_MAX_FEATURES, _embedding, heatmap_samples,
+from fsclust.selection.figure import (HEATMAP_MAX_FEATURES, _embedding, heatmap_samples,
                                           plot_selection_summary, selection_summary_figure)
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

@@ -6,7 +6,7 @@ import pytest
 from sklearn.cluster import KMeans
 from sklearn.metrics import adjusted_rand_score, silhouette_score
 
-from fsclust import stability
+from fsclust.selection import stability
 from fsclust.graphs import squared_distances
 from fsclust.selection import (
     CRITERIA,

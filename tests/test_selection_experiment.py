@@ -13,8 +13,8 @@ from sklearn.datasets import load_iris
 
 from fsclust.datasets import load_catalog
 from fsclust.selection import CRITERIA, RULES, choose
-from fsclust.selection_report import BASELINES, regret_table, summary_table
-from fsclust.selection_step import ALL_FEATURES, RANDOM, select_and_score
+from fsclust.studies.selection.report import BASELINES, regret_table, summary_table
+from fsclust.studies.selection.step import ALL_FEATURES, RANDOM, select_and_score
 
 REPO = Path(__file__).resolve().parents[1]
 # null_reference: the excess criterion too, so every criterion is in these tables

@@ -11,7 +11,7 @@ from fsclust.cluster import SpectralClustering
 from fsclust.cluster.tags import relabels
 from fsclust.datasets import Dataset, save_dataset
 from fsclust.graphs import squared_distances
-from fsclust.sweep import run_sweep
+from fsclust.steps.sweep import run_sweep
 
 SEEDS = range(6)
 
@@ -112,7 +112,7 @@ def test_the_evaluate_step_writes_the_same_bytes_relabelling_or_refitting(
                         lambda self, *a, **k: calls.append(1) or fit(self, *a, **k))
     relabelled = _evaluate(digits_file, tmp_path / "relabel", time_limit_s)
     n_relabelled = len(calls)
-    monkeypatch.setattr("fsclust.sweep.relabels", lambda model: False)
+    monkeypatch.setattr("fsclust.steps.sweep.relabels", lambda model: False)
     assert _evaluate(digits_file, tmp_path / "refit", time_limit_s) == relabelled
     # per seed, NJW clusters 5 selections: the shared Laplacian ranking's 2 points, the
     # random ranking's 2 and all features; relabelling fits the 3 that recur once

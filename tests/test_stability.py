@@ -5,7 +5,7 @@ import pytest
 from scipy.stats import norm
 from sklearn.metrics import adjusted_rand_score
 
-from fsclust.stability import (clustering_stability, eigengap, kuncheva_index,
+from fsclust.selection.stability import (clustering_stability, eigengap, kuncheva_index,
                                matched_disagreement, nogueira_stability,
                                proportion_ambiguous_clustering, resampled_consensus_matrix)
 

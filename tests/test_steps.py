@@ -10,8 +10,9 @@ from sklearn.datasets import make_blobs
 from fsclust.datasets import Dataset, save_dataset
 from fsclust.rankers.base import constant_features, mean_plus_std_rule
 from fsclust.ranking import rank_features, read_ranking
-from fsclust.seeds import derive_seed
+from fsclust.steps.seeds import derive_seed
 from fsclust import steps
+from fsclust.steps import evaluation, planning
 
 CLUSTERERS = {"kmeans": {"method": "kmeans", "params": {"n_init": 2}},
               "ncut": {"method": "ncut", "params": {"t_rule": "median"}}}
@@ -172,7 +173,7 @@ def test_methods_that_refer_to_each_other_in_a_cycle_are_an_error():
     methods = {"a": {"method": "mcfs", "params": {"n_nonzero_coefs": {"selected_by": "b"}}},
                "b": {"method": "mcfs", "params": {"n_nonzero_coefs": {"selected_by": "a"}}}}
     with pytest.raises(ValueError, match="cycle"):
-        steps._dependency_order(methods)
+        planning._dependency_order(methods)
 
 
 def test_a_method_sweeps_its_own_grid(blobs, tmp_path):
@@ -240,7 +241,7 @@ def test_a_sweep_that_cannot_be_written_leaves_no_rankings(blobs, tmp_path, monk
     def full_disk(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(steps, "write_table_atomic", full_disk)
+    monkeypatch.setattr(evaluation, "write_table_atomic", full_disk)
     with pytest.raises(OSError):
         _evaluate(data, tmp_path, {"variance": {"method": "variance"}})
     leftovers = [p.name for p in (tmp_path / "job").iterdir()] if (tmp_path / "job").exists() else []

@@ -5,7 +5,7 @@ from sklearn.datasets import make_blobs
 
 from fsclust.graphs import squared_distances
 from fsclust.metrics import adjusted_rand
-from fsclust.sweep import accumulated_sq_distances, resolve_grid, run_sweep, sweep_labels
+from fsclust.steps.sweep import accumulated_sq_distances, resolve_grid, run_sweep, sweep_labels
 
 
 def test_grid_is_sorted_unique_clipped_and_ends_with_all_features():
@@ -163,7 +163,7 @@ def test_all_features_point_is_the_plain_path_bit_for_bit(key):
 def test_subsets_that_are_not_nested_are_clustered_as_given():
     """A method with one subset per size (FSFS) passes {m: indices}: each m clusters exactly
     its subset, the same as a ranking whose top m is that subset."""
-    from fsclust.sweep import run_sweep
+    from fsclust.steps.sweep import run_sweep
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 6))

@@ -12,7 +12,7 @@ from fsclust import steps
 from fsclust.datasets import get_entry, load_catalog, prepare
 from fsclust.rankers.base import tied_cuts
 from fsclust.ranking import rank_features
-from fsclust.sweep import resolve_grid
+from fsclust.steps.sweep import resolve_grid
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = yaml.safe_load((ROOT / "config/config.yaml").read_text())

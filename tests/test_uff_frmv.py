@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from fsclust.projection import pca_projection
+from fsclust.rankers.pca import pca_projection
 from fsclust.rankers.base import mean_plus_std_rule
 from fsclust.rankers.frcm import FRCM
 from fsclust.rankers.frmv import FRMV, correlation_ratio

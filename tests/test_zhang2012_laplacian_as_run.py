@@ -18,7 +18,7 @@ from fsclust.papers import zhang2012
 from fsclust.rankers import LaplacianScore, LaplacianScoreLargestFirst
 from fsclust.rankers.base import constant_features, mean_plus_std_rule
 from fsclust.report.paper import read_paper_results
-from fsclust.seeds import derive_seed
+from fsclust.steps.seeds import derive_seed
 
 from _mirror import MIRROR, needs_mirror  # noqa: I001
 

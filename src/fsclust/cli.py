@@ -523,7 +523,7 @@ def _write_result(result, folder, args):
         _write_h5ad(result.to_anndata(), folder / "result.h5ad")
     if args.figure:
         # matplotlib costs about 2 s: imported only when a figure is drawn
-        from fsclust.report.select_figure import plot_selection_summary
+        from fsclust.selection.figure import plot_selection_summary
 
         plot_selection_summary(result, folder / "summary")
 

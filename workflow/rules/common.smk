@@ -55,9 +55,9 @@ validate(config, schema="../schemas/config.schema.yaml")
 
 
 def _expand_grids():
-    """Each method or clusterer spec with a `grid:` becomes its variants (fsclust.grids), so
+    """Each method or clusterer spec with a `grid:` becomes its variants (fsclust.steps.grids), so
     that every rule, script and table sees plain methods and clusterers."""
-    from fsclust.grids import expand_grids
+    from fsclust.steps.grids import expand_grids
 
     for name, exp in config["experiments"].items():
         for field, kind in (("methods", "method"), ("clusterers", "clusterer")):

@@ -1,12 +1,12 @@
 # Issue 27's cross-dataset benchmark (config/experiments/benchmark.yaml): the generic evaluate
 # jobs (of the experiment's grain), gathered into the two long tables of the report, then the
-# report (fsclust.report.benchmark). An experiment is a cross-dataset benchmark when it
+# report (fsclust.studies.benchmark.report). An experiment is a cross-dataset benchmark when it
 # declares `families`; its target builds these outputs instead of the generic tables and
 # figures (OWN_OUTPUTS, workflow/rules/common.smk).
-from fsclust import crossbench_label_free as label_free
+from fsclust.studies.benchmark import label_free as label_free
 
 CROSSBENCH = [name for name, exp in EXPERIMENTS.items() if "families" in exp]
-# The label-free m and K (fsclust.crossbench_label_free): one job per (dataset, method) of an
+# The label-free m and K (fsclust.studies.benchmark.label_free): one job per (dataset, method) of an
 # experiment with a `label_free:` block. `--config label_free_jobs=here` builds only those
 # declared to run on this machine (`label_free: here`), `none` none, `all` (default) every one;
 # tables/label_free.tsv marks the jobs not run.

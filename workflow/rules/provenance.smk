@@ -1,7 +1,7 @@
 # results/{experiment}/provenance.json: what made an experiment's results (package versions,
 # the config block and its hash, the git commit, dataset checksums, seeds, times). The rerun
 # tests do not compare it: it holds times and the commit.
-from fsclust.provenance import catalog_entries
+from fsclust.steps.provenance import catalog_entries
 
 
 rule provenance:

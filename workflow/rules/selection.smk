@@ -1,8 +1,8 @@
 # Issue 23, "Measured": the label-free choice of m and K (fsclust.selection) against the best m
 # with labels. A block under `selection:` of the config (config/experiments/selection.yaml)
 # names datasets by group, methods and the resampling; one job per (dataset, method) fits the
-# selector without labels and scores its grid with them (fsclust.selection_step), one job
-# per block condenses them (fsclust.selection_report). Methods slower than the block's
+# selector without labels and scores its grid with them (fsclust.studies.selection.step), one job
+# per block condenses them (fsclust.studies.selection.report). Methods slower than the block's
 # `max_seconds_per_resample` are only planned: `snakemake -n --profile
 # workflow/profiles/slurm {name}-slow`.
 wildcard_constraints:

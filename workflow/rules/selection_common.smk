@@ -1,7 +1,7 @@
 # The helpers of workflow/rules/selection.smk (the `selection` experiments, issue 23): which
 # datasets and methods a block runs, its jobs' files and resources, and its config checks.
 from fsclust.registry import method_names, method_names_by_role  # noqa: E402
-from fsclust.selection_step import select_and_score  # noqa: E402
+from fsclust.studies.selection.step import select_and_score  # noqa: E402
 
 SELECTIONS = config.get("selection", {})
 

@@ -84,7 +84,7 @@ def scaled_sq_distances(X, scale):
 
     Both scalings act on each column independently (``"zscore-sqrt-d"`` then divides the
     squared distances by ``d``), so the squared distances are a sum of per-column terms, which
-    :func:`fsclust.sweep.run_sweep` accumulates as features are added.
+    :func:`fsclust.steps.sweep.run_sweep` accumulates as features are added.
 
     Examples
     --------
@@ -347,7 +347,7 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
             ``scaled_sq_distances(X, scale)`` (``kernel="rbf"`` only), when the caller already
             has them: the kernel is then computed from them instead of from ``X``, and the
             same distances give the same result as ``fit(X)``. A sweep over feature subsets
-            accumulates them (:func:`fsclust.sweep.run_sweep`).
+            accumulates them (:func:`fsclust.steps.sweep.run_sweep`).
 
         Returns
         -------

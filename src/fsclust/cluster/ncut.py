@@ -203,7 +203,7 @@ class NormalizedCut(ClusterMixin, BaseEstimator):
             has them (``affinity="rbf"`` only): the graph and the bandwidth rule are then
             computed from them instead of from ``X``, and the same distances give the same
             result as ``fit(X)``, which computes ``fsclust.graphs.squared_distances(X)``. A
-            sweep over feature subsets accumulates them (:func:`fsclust.sweep.run_sweep`).
+            sweep over feature subsets accumulates them (:func:`fsclust.steps.sweep.run_sweep`).
 
         Returns
         -------

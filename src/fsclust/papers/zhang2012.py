@@ -63,17 +63,17 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
-from fsclust.consensus import PARTITIONERS  # noqa: E402
+from fsclust.cluster.consensus import PARTITIONERS  # noqa: E402
 from fsclust.datasets import load_dataset  # noqa: E402
 from fsclust.metrics import evaluate  # noqa: E402
-from fsclust.projection import pca_projection  # noqa: E402
+from fsclust.rankers.pca import pca_projection  # noqa: E402
 from fsclust.ranking import read_ranking  # noqa: E402
 from fsclust.rankers.frmv import correlation_ratio  # noqa: E402
 from fsclust.registry import make_clusterer, ranker_class  # noqa: E402
 from fsclust.report.figures import save_figure  # noqa: E402
 from fsclust.report.paper import paper_vs_ours, read_paper_results  # noqa: E402
 from fsclust.report.tables import write_tables  # noqa: E402
-from fsclust.seeds import derive_seed  # noqa: E402
+from fsclust.steps.seeds import derive_seed  # noqa: E402
 
 PAPER = "004_d0afee71ef931b8d.txt"
 # The paper's names of our dataset ids and method keys.
@@ -155,7 +155,7 @@ def informative_rows(sweeps, methods, clusterer="kmeans", metrics=("nmi", "ari")
 
 def pca_rows(trials, data_paths, clusterer, size_of="frcm", metrics=("nmi", "ari")):
     """Table 2's PCA rows: the data projected on as many axes as ``size_of``'s informative
-    subset of the same trial (``min(m, n - 1, D)``, :func:`fsclust.projection.pca_projection`),
+    subset of the same trial (``min(m, n - 1, D)``, :func:`fsclust.rankers.pca.pca_projection`),
     clustered by the evaluation clusterer with the sweep's seed. No row for a trial whose
     subset is empty. (A small computation kept in the paper step: PCA ranks no feature.)"""
     rows = []

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
-from ..consensus import (
+from ..cluster.consensus import (
     PARTITIONERS,
     average_link_consensus,
     consensus_matrix,
@@ -27,7 +27,7 @@ class ConsensusCorrelation(FeatureRanker):
 
     1. The ensemble: given (Zhang et al. 2012, Figure 3: FRCM's own ensemble of the same trial),
        or ``T`` single-start k-means partitions of random feature halves drawn as FRCM draws
-       them (:func:`fsclust.consensus.random_subspace_ensemble`).
+       them (:func:`fsclust.cluster.consensus.random_subspace_ensemble`).
     2. Its consensus partition into ``n_clusters`` clusters by ``consensus``: ``"cspa"``, the
        graph of the consensus matrix cut by ``partitioner`` (Strehl & Ghosh 2002),
        ``"hbgf"``, the bipartite graph of samples and clusters cut by ``partitioner`` (Fern &
@@ -46,8 +46,8 @@ class ConsensusCorrelation(FeatureRanker):
     n_clusters : int, default=2
         ``k``, the number of clusters of the consensus partition (Figure 3's x axis, 2..10).
     partitioner : {"metis", "spectral"}, default="metis"
-        The graph partitioner of CSPA and HBGF (:func:`fsclust.consensus.cspa_consensus`,
-        :func:`fsclust.consensus.hbgf_consensus`): METIS as both papers, or the spectral
+        The graph partitioner of CSPA and HBGF (:func:`fsclust.cluster.consensus.cspa_consensus`,
+        :func:`fsclust.cluster.consensus.hbgf_consensus`): METIS as both papers, or the spectral
         partitions used before METIS was installed.
     ensemble : array-like of shape (T, n_samples) or None, default=None
         The partitions, one per row (e.g. ``FRCM(...).fit(X).ensemble_``); None draws them.

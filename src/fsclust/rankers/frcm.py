@@ -7,7 +7,7 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..consensus import (
+from ..cluster.consensus import (
     arimm_from_sums,
     consensus_matrix,
     max_ensemble_clusters,
@@ -24,7 +24,7 @@ class FRCM(FeatureRanker):
     1. Consensus matrix ``M`` (eq. (5)) of ``T`` single-start k-means partitions, each of a
        random half of the features with ``K_t`` uniform on ``{2, ..., K_max}``,
        ``K_max = min(floor(sqrt(n)), K_v)`` (eq. (6)); see
-       :func:`fsclust.consensus.random_subspace_ensemble`.
+       :func:`fsclust.cluster.consensus.random_subspace_ensemble`.
     2. Affinity of feature ``j`` (eq. (7)):
        ``A^(j)_il = sqrt(1 - (x_ij - x_lj)^2 / ||x_i - x_l||^2)``.
     3. Score ``z_j = ARImm(M, A^(j))`` (eqs. (11)-(12)); larger is better.
@@ -197,7 +197,7 @@ def feature_arimm(X, M, *, duplicates="one", block_size=2**22):
 
     Examples
     --------
-    >>> from fsclust.consensus import arimm, coassociation_matrix
+    >>> from fsclust.cluster.consensus import arimm, coassociation_matrix
     >>> X = np.array([[0.0, 1.0], [0.2, 0.0], [5.0, 0.5], [5.1, 0.7]])
     >>> M = coassociation_matrix([0, 0, 1, 1])
     >>> z = feature_arimm(X, M)

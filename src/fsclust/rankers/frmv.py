@@ -12,7 +12,7 @@ import numpy as np
 from scipy.stats import rankdata
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..consensus import random_subspace_ensemble
+from ..cluster.consensus import random_subspace_ensemble
 from .base import FeatureRanker, IntInterval
 
 RELEVANCES = ("eta", "su")

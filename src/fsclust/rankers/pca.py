@@ -51,19 +51,43 @@ def first_principal_axis(X, standardize=True):
 
 
 def pca_projection(X, n_components, standardize=False):
-    """Project the centred data on its top ``min(n_components, n - 1, D)`` principal axes.
+    """Project the centred (with ``standardize``, z-scored) data on its top principal axes.
 
-    Feature extraction, not selection: the "PCA using the same feature dimensionality as
-    FRCM" of Zhang, Wong, Shen & Xie (2012), IEEE/ACM TCBB 9(5), Table 2.
+    Feature extraction, not selection: Zhang et al.'s (2012, Table 2) "PCA using the same
+    feature dimensionality as FRCM", where ``m`` is the number of features FRCM's rule
+    selected. With ``m >= n - 1`` the projection keeps every pairwise distance (k-means on it
+    equals k-means on all features), so the number of axes is ``min(m, n - 1, D)`` (decision:
+    the paper does not say), at least 1.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, D)
+    n_components : int
+        ``m``.
+    standardize : bool, default=False
+        Z-score the columns first (correlation PCA).
+
+    Returns
+    -------
+    Z : ndarray of shape (n, min(m, n - 1, D))
+
+    References
+    ----------
+    Zhang, Wong, Shen & Xie (2012), IEEE/ACM TCBB 9(5), Table 2;
+    ``sklearn.decomposition.PCA`` with ``svd_solver="full"`` (deterministic LAPACK SVD).
 
     Examples
     --------
     >>> pca_projection(np.eye(4), 2).shape
     (4, 2)
+    >>> pca_projection(np.random.RandomState(0).rand(10, 50), 337).shape
+    (10, 9)
     """
-    Xc = _centred(X, standardize)
-    m = int(min(n_components, Xc.shape[0] - 1, Xc.shape[1]))
-    return canonical_sign_flip(PCA(n_components=m, svd_solver="full").fit_transform(Xc))
+    # PCA centres X itself: the raw X, not a centred copy, keeps Zhang's Table 2 bit for bit
+    X = _centred(X, True) if standardize else np.asarray(X, dtype=np.float64)
+    n, d = X.shape
+    m = max(1, min(int(n_components), n - 1, d))
+    return canonical_sign_flip(PCA(n_components=m, svd_solver="full").fit_transform(X))
 
 
 class PCARanking(FeatureRanker):

@@ -4,7 +4,7 @@
 samples, ranks the features of each once (one ranker fit serves every m; a ranker that takes
 the number of clusters is fitted once per K), clusters every subsample on its top-m features
 for every K of a grid, and scores every (m, K) with label-free criteria computed from the
-resampled partitions (:mod:`fsclust.stability`):
+resampled partitions (:mod:`fsclust.selection.stability`):
 
 ``"stability"``
     the agreement of the clusterings of two subsamples on the samples they share (adjusted
@@ -55,7 +55,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from fsclust import stability
+from fsclust.selection import stability
 from fsclust.graphs import knn_graph, squared_distances
 from fsclust.rankers.base import IntInterval, ranking_from_scores, selected_features
 from fsclust.registry import clusterer_class, make_clusterer, make_ranker, ranker_class

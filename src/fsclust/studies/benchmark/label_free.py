@@ -245,10 +245,10 @@ def _failure_rows(status, clusterers, seeds, n_clusters, metrics):
 
 def _cluster(X, y, selection, m, k, *, dataset, seeds, clusterers, metrics):
     """Each clusterer on the top m of ``selection`` into k groups at every seed, each
-    clusterer drawing the seed's stream of the fixed part (:func:`fsclust.steps._sweep_run`),
+    clusterer drawing the seed's stream of the fixed part (:func:`fsclust.steps.evaluation._sweep_run`),
     so the rows pair with it; a clusterer that raises gives a "failed" row."""
-    from fsclust.seeds import derive_seed
-    from fsclust.sweep import run_sweep
+    from fsclust.steps.seeds import derive_seed
+    from fsclust.steps.sweep import run_sweep
 
     fitted = {}  # one selection for every seed: NJW fitted once and relabelled
     frames = []
@@ -279,7 +279,7 @@ def run(data_path, rows_path, choice_path, criteria_path, *, dataset, method, ex
     """
     from fsclust._io import write_table_atomic, write_text_atomic
     from fsclust.datasets import load_dataset
-    from fsclust.seeds import derive_seed
+    from fsclust.steps.seeds import derive_seed
     from fsclust.steps import FitFailure, within_time_limit
 
     settings = settings_of(experiment)

@@ -4,7 +4,7 @@
 *without its labels* and keeps its ``criteria_`` table; then, with the labels, it scores every
 (m, K) the selector could have chosen, and the true K too, for the method's ranking, for the
 ``random`` ranker's (the control) and for all features, so that
-:mod:`fsclust.selection_report` can compare what each criterion chose with the best m.
+:mod:`fsclust.studies.selection.report` can compare what each criterion chose with the best m.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pandas as pd
 from fsclust.metrics import evaluate as evaluate_metrics
 from fsclust.rankers.base import selected_features
 from fsclust.registry import make_clusterer, make_ranker, ranker_class
-from fsclust.seeds import derive_seed
+from fsclust.steps.seeds import derive_seed
 from fsclust.selection import LabelFreeSelector, cluster_space
 
 log = logging.getLogger(__name__)
@@ -86,7 +86,7 @@ def select_and_score(X, y, *, dataset, method, method_params=None, n_resamples=3
         The true classes: used to score, never passed to the selector.
     dataset, method : str
         The dataset id and a registered ranker; with ``seed`` they derive every random state
-        (:func:`fsclust.seeds.derive_seed`), so a job's result does not depend on the others.
+        (:func:`fsclust.steps.seeds.derive_seed`), so a job's result does not depend on the others.
     method_params : dict, default=None
     n_resamples, subsample :
         The selector's ``n_resamples`` and ``subsample``.

@@ -1,7 +1,7 @@
 """How good is the label-free choice of m and K: the regret table, its summary and figures.
 
 Pure functions on the two tables each job of the ``selection`` experiment writes
-(:mod:`fsclust.selection_step`): the selector's ``criteria_`` (label-free) and the scores with
+(:mod:`fsclust.studies.selection.step`): the selector's ``criteria_`` (label-free) and the scores with
 the labels of every (ranker, m, K). For every criterion of :data:`fsclust.selection.CRITERIA`
 and rule of :data:`fsclust.selection.RULES`, :func:`regret_table` compares the (m, K) chosen by
 :func:`fsclust.selection.choose` with the best m at the true K, chosen *with* the labels (by
@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from fsclust.selection import CRITERIA, RULES, LabelFreeSelector, choose
-from fsclust.selection_step import ALL_FEATURES, RANDOM, fixed_share_count
+from fsclust.studies.selection.step import ALL_FEATURES, RANDOM, fixed_share_count
 
 #: The metric that defines the best m with labels; the regret of the others is measured at it.
 BEST_BY = "acc"

@@ -64,7 +64,7 @@ CONTROLS = (RANDOM, ALL_FEATURES)
 FIXED_FRACTIONS = ("1%", "2%", "5%", "10%", "20%", "50%")
 LABEL_FREE = "label-free"
 #: costs.tsv names a label-free selector fit's cost ``{method}+label-free``, beside the
-#: ranking's ``{method}`` (written by fsclust.crossbench_label_free, whose COST_SUFFIX a test
+#: ranking's ``{method}`` (written by fsclust.studies.benchmark.label_free, whose COST_SUFFIX a test
 #: keeps equal: the report may not import the steps)
 SELECTOR_COST_SUFFIX = f"+{LABEL_FREE}"
 ALL_FEATURES_RULE = "100%"
