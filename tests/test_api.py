@@ -149,12 +149,6 @@ def test_distinct_scores_are_not_tied(unlabelled):
     assert unlabelled.summary["warnings"] == []
 
 
-def test_tied_features_groups_chains_of_close_scores():
-    tied, group = api.tied_features([1.0, 2.0, 1.0 + 1e-14, np.nan, np.nan, 3.0])
-    assert tied.tolist() == [True, False, True, True, True, False]
-    assert group[0] == group[2] and group[3] == group[4] and len(set(group)) == 4
-
-
 def test_two_methods_agree_symmetrically(blobs):
     multi = api.select(blobs.X, ["laplacian", "variance"], **FAST)
     assert isinstance(multi, api.MultiSelection) and multi.methods == ["laplacian", "variance"]

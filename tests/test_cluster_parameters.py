@@ -15,7 +15,7 @@ from sklearn.cluster import KMeans as SklearnKMeans
 
 from fsclust.cluster import LLC, KernelKMeans, KMeans, NormalizedCut, SpectralClustering
 from fsclust.cluster import distance_space
-from fsclust.cluster.kernel_kmeans import SCALINGS, scaled_sq_distances
+from fsclust.graphs import SCALINGS, scaled_sq_distances
 from fsclust.graphs import squared_distances
 from fsclust.registry import CLUSTERERS, clusterer_class, make_clusterer
 

@@ -5,8 +5,9 @@ import pytest
 from sklearn.cluster import KMeans as SklearnKMeans
 
 from fsclust.cluster.kernel_kmeans import (
-    KernelKMeans, centroid_distances, gaussian_kernel, kernel_kmeans, scale_features,
+    KernelKMeans, centroid_distances, gaussian_kernel, kernel_kmeans,
 )
+from fsclust.graphs import scale_features
 from fsclust.metrics import adjusted_rand, clustering_accuracy
 
 

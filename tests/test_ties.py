@@ -10,7 +10,7 @@ import yaml
 
 from fsclust import steps
 from fsclust.datasets import get_entry, load_catalog, prepare
-from fsclust.rankers.base import tied_cuts
+from fsclust.rankers.base import all_scores_tied, constant_features, tied_cuts, tied_features
 from fsclust.ranking import rank_features
 from fsclust.steps.sweep import resolve_grid
 
@@ -25,6 +25,59 @@ def test_tied_cuts_finds_cuts_inside_a_tie_and_ignores_constants():
     assert tied_cuts(scores, ranking, [1, 2, 3, 4, 5]) == [3]
     constant = np.array([False, False, False, True, True])
     assert tied_cuts([2.0, 1.0, 0.5, 0.0, 0.0], [0, 1, 2, 3, 4], [4], constant) == []
+
+
+def test_tied_features_groups_chains_of_close_scores():
+    tied, group = tied_features([1.0, 2.0, 1.0 + 1e-14, np.nan, np.nan, 3.0])
+    assert tied.tolist() == [True, False, True, True, True, False]
+    assert group[0] == group[2] and group[3] == group[4] and len(set(group)) == 4
+
+
+@pytest.mark.parametrize("scores, constant, tied", [
+    ([0.5, 0.5 + 1e-15, 0.5], None, True),
+    ([0.5, 0.4, 0.5], None, False),
+    ([0.5, 0.4, 0.5], [False, True, False], True),  # the constant feature is not ranked
+    ([np.nan, np.nan, np.nan], None, True),  # NaN orders nothing
+    ([0.0, 0.0], None, True),
+    ([3.0], None, False),  # one ranked feature: nothing to order
+])
+def test_one_rule_says_every_score_is_tied_for_the_ranker_the_api_and_the_workflow(
+        scores, constant, tied):
+    """The ranker's warning, fsclust.select's warning and the workflow's "degenerate" status
+    ask the same rule, so they never disagree about a ranking."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from fsclust import api
+    from fsclust.steps.evaluation import degenerate_reason
+
+    scores = np.asarray(scores, dtype=float)
+    mask = np.zeros(scores.size, bool) if constant is None else np.asarray(constant)
+    assert all_scores_tied(scores, mask) is tied
+    ranker = SimpleNamespace(scores_=scores, constant_mask_=mask)
+    assert (degenerate_reason("m", ranker) is not None) is tied
+    ranked = scores[~mask]
+    table = pd.DataFrame({"feature": [f"f{j}" for j in range(ranked.size)], "score": ranked,
+                          "rank": np.arange(1, ranked.size + 1),
+                          "selected": True})  # no tie crosses the top-m boundary
+    _, degenerate = api.tie_warnings("m", table, np.zeros(ranked.size, bool))
+    assert degenerate is tied
+
+
+def test_one_constant_feature_rule_for_the_rankers_and_the_api():
+    """A column whose range is round-off (1e-14 on values near 1) is constant to the rankers and
+    to fsclust.select alike: ranked last, not scored."""
+    from fsclust import api
+    from fsclust.userdata import as_user_matrix
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(12, 4))
+    X[:, 1] = 1.0 + 1e-14 * rng.random(12)
+    X[:, 3] = 5.0
+    expected = [False, True, False, True]
+    assert constant_features(X).tolist() == expected
+    assert api.constant_features(as_user_matrix(X)).tolist() == expected
 
 
 @pytest.mark.parametrize("dataset", QUICK["datasets"])

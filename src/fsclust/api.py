@@ -328,60 +328,18 @@ def constant_features(matrix):
     """The mask of constant columns, which are not ranked; an error when every one is."""
     # A constant column carries no cluster structure and gives 0/0 in several scores (Laplacian,
     # SPEC, standardised PCA); rank the others and put the constants last, tied with the worst.
-    constant = np.ptp(matrix.X, axis=0) == 0
+    from fsclust.rankers.base import constant_features as constant_columns
+
+    constant = constant_columns(matrix.X)
     if constant.all():
         raise ValueError(f"{matrix.source}: all {constant.size} feature(s) are constant; "
                          "nothing to rank")
     return constant
 
 
-def tied_features(scores, rtol=None):
-    """The features whose score equals another feature's score within ``rtol`` times the
-    largest finite ``|score|`` (equal non-finite scores are tied too).
-
-    Parameters
-    ----------
-    scores : array-like of shape (d,)
-    rtol : float, default=None
-        None: :data:`fsclust.rankers.base.TIE_RTOL`, the tolerance of the workflow's
-        ``tied_cuts``.
-
-    Returns
-    -------
-    tied : ndarray of shape (d,), bool
-    group : ndarray of shape (d,), int
-        The tie group of each feature (features with the same number are tied, through a
-        chain of neighbouring scores); an untied feature is a group of its own.
-
-    Examples
-    --------
-    >>> tied, group = tied_features([0.5, 0.1, 0.5 + 1e-15, 0.9])
-    >>> tied.tolist(), bool(group[0] == group[2])
-    ([True, False, True, False], True)
-    """
-    from fsclust.rankers.base import TIE_RTOL
-
-    rtol = TIE_RTOL if rtol is None else rtol
-    scores = np.asarray(scores, dtype=np.float64)
-    finite = np.isfinite(scores)
-    scale = float(np.max(np.abs(scores[finite]), initial=0.0))
-    order = np.argsort(scores, kind="stable")  # NaN last, so equal values are neighbours
-    s = scores[order]
-    with np.errstate(invalid="ignore"):  # inf - inf
-        link = (np.abs(np.diff(s)) <= rtol * scale) | (s[1:] == s[:-1])
-    link |= np.isnan(s[1:]) & np.isnan(s[:-1])
-    sorted_tied = np.zeros(s.size, dtype=bool)
-    sorted_tied[1:] |= link
-    sorted_tied[:-1] |= link
-    tied = np.empty_like(sorted_tied)
-    tied[order] = sorted_tied
-    group = np.empty(s.size, dtype=np.intp)
-    group[order] = np.concatenate([[0], np.cumsum(~link)]) if s.size else []
-    return tied, group
-
-
 def ranking_with_ties(selector, names, constant):
     """The ranking table over every column (constants last) and the selected-column mask."""
+    from fsclust.rankers.base import tied_features
     from fsclust.ranking import ranking_table
 
     names = np.asarray(names, dtype=object)
@@ -406,15 +364,13 @@ def ranking_with_ties(selector, names, constant):
 
 def tie_warnings(method, table, constant):
     """Warnings for a ranking decided by ties, with the fix; and whether it is degenerate."""
-    from fsclust.rankers.base import TIE_RTOL
+    from fsclust.rankers.base import all_scores_tied, tied_features
 
     ranked = table.iloc[: int((~constant).sum())]
     scores = ranked["score"].to_numpy()
     _, group = tied_features(scores)
-    d, finite = len(ranked), scores[np.isfinite(scores)]
-    # as FeatureRanker.fit warns: the range, not a chain of close neighbours, within the tolerance
-    spread = np.ptp(finite) if finite.size else 0.0  # every score NaN: the column order too
-    if d > 1 and spread <= TIE_RTOL * np.max(np.abs(finite), initial=0.0):
+    d = len(ranked)
+    if all_scores_tied(scores):  # every score NaN orders nothing either
         fix = ("for llcfs, a neighbourhood graph split into components gives every feature "
                "the same weight: set method_params={'neighborhood': 'knn'} (--set "
                "neighborhood=knn)" if method == "llcfs" else "try another method")
@@ -436,16 +392,6 @@ def tie_warnings(method, table, constant):
             f"boundary: {int(selected[members].sum())} of them are selected by column order, not "
             f"by the method; {', '.join(keep)}, or try another method")
     return messages, bool(messages)
-
-
-def status_warnings(method, ranker):
-    """Warnings for a fit that did not end normally, from the ranker's own ``status_`` (where
-    its class declares ``statuses``, e.g. LLC-fs); and whether its ranking is degenerate."""
-    status = getattr(ranker, "status_", None)
-    severity, meaning = getattr(type(ranker), "statuses", {}).get(status, ("ok", ""))
-    if severity == "ok":
-        return [], False
-    return [f"{method}: status {status}: {meaning}"], severity == "degenerate"
 
 
 def _choice_warnings(selector):
@@ -523,6 +469,7 @@ def _summary(method, params, selector, matrix, constant, k_source, random_state)
 def _select_one(matrix, method, params, constant, *, n_features, n_clusters, k_source,
                 random_state, n_jobs, options, size):
     """Fit the selector with ``method`` on the non-constant columns; the SelectionResult."""
+    from fsclust.rankers.base import status_warnings
     from fsclust.selection import LabelFreeSelector
 
     selector = LabelFreeSelector(method, params or None, n_features=n_features,

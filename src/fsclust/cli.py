@@ -347,6 +347,7 @@ def _cmd_rank(args):
     from types import SimpleNamespace
 
     from fsclust import api
+    from fsclust.rankers.base import status_warnings
     from fsclust.ranking import RANKING_COLUMNS, rank_features, write_ranking
     from fsclust.registry import method_names
 
@@ -372,7 +373,7 @@ def _cmd_rank(args):
               f"({_quote_names(np.asarray(matrix.feature_names, dtype=object)[constant])}) "
               "ranked last with "
               f"score {table['score'].iat[-1]:.6g}")
-    status, no_ranking = api.status_warnings(args.method, ranker)
+    status, no_ranking = status_warnings(args.method, ranker)
     ties, tied = api.tie_warnings(args.method, table, constant)
     for message in status + ties:
         _warn(message)

@@ -10,55 +10,16 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
-from ..graphs import squared_distances
+# the scalings live with the other distance helpers; KernelKMeans and the sweep share them
+from ..graphs import SCALINGS, scale_features, scaled_sq_distances, squared_distances
 from .affinity import CLUSTERER_PARAMETERS, check_n_clusters, check_sq_distances
 from .tags import clusterer_tags
 
 KERNELS = ("rbf", "linear", "precomputed")
-SCALINGS = ("none", "zscore", "zscore-sqrt-d")
 
 # Relative margin below which a sample keeps its current cluster (ties never move a sample,
 # so a constant kernel or exact duplicates cannot make the iteration cycle).
 _TIE = 1e-12
-
-
-def scale_features(X, scale):
-    """The "normalized data" of Maldonado, Carrizosa & Weber (2015), section 4.1.
-
-    Decision (the paper only says ``v0 = 1`` suits "normalized data"): z-score, then divide by
-    ``sqrt(d)``; with ``v0 = 1`` the kernel on z-scored data of thousands of features is
-    otherwise numerically the identity.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n, d)
-    scale : {"none", "zscore", "zscore-sqrt-d"}
-        ``"zscore"``: each column to mean 0 and unit (population) variance, constant columns
-        to 0; ``"zscore-sqrt-d"``: then divide the whole matrix by ``sqrt(d)``, so that the mean
-        squared distance between two samples is about 2 whatever ``d`` and a unit kernel width
-        (``v0 = 1``, ``sigma = 1``) is meaningful.
-
-    Returns
-    -------
-    Xs : ndarray of shape (n, d), a new array
-
-    Examples
-    --------
-    >>> scale_features(np.array([[0.0, 1.0], [2.0, 1.0]]), "zscore-sqrt-d").round(4)
-    array([[-0.7071,  0.    ],
-           [ 0.7071,  0.    ]])
-    """
-    X = np.array(X, dtype=np.float64, copy=True)
-    if scale == "none":
-        return X
-    if scale not in SCALINGS:
-        raise ValueError(f"scale must be one of {SCALINGS}, got {scale!r}.")
-    X -= X.mean(axis=0)
-    sd = X.std(axis=0)
-    X /= np.where(sd > 0, sd, 1.0)
-    if scale == "zscore-sqrt-d":
-        X /= np.sqrt(X.shape[1])
-    return X
 
 
 def gaussian_kernel(X, sigma=1.0):
@@ -75,24 +36,6 @@ def gaussian_kernel(X, sigma=1.0):
 
 def _gaussian_from_sq_distances(D2, sigma):
     return np.exp(-D2 / (2.0 * float(sigma) ** 2))
-
-
-def scaled_sq_distances(X, scale):
-    """Squared distances between the rows of ``scale_features(X, scale)``: what
-    :class:`KernelKMeans` with ``kernel="rbf"`` computes from features, and what its ``fit``
-    accepts as ``sq_distances``.
-
-    Both scalings act on each column independently (``"zscore-sqrt-d"`` then divides the
-    squared distances by ``d``), so the squared distances are a sum of per-column terms, which
-    :func:`fsclust.steps.sweep.run_sweep` accumulates as features are added.
-
-    Examples
-    --------
-    >>> scaled_sq_distances(np.array([[0.0, 1.0], [2.0, 5.0]]), "zscore-sqrt-d")
-    array([[0., 4.],
-           [4., 0.]])
-    """
-    return squared_distances(scale_features(X, scale))
 
 
 def one_hot(labels, n_clusters):

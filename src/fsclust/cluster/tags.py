@@ -16,7 +16,7 @@ class ClustererTags(Tags):
     sq_distance_space : str or None, default=None
         The features whose squared Euclidean distances ``fit`` accepts as ``sq_distances``,
         giving the same result as from those features: ``"none"``, the features as given; a
-        scaling of :func:`~fsclust.cluster.kernel_kmeans.scale_features`, the features so
+        scaling of :func:`~fsclust.graphs.scale_features`, the features so
         scaled; None, ``fit`` needs the features themselves. :func:`fsclust.steps.sweep.run_sweep`
         accumulates these distances over nested feature subsets.
     reported_attributes : tuple of str, default=()

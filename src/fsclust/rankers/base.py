@@ -15,7 +15,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 __all__ = ["FeatureRanker", "IntInterval", "RankerTags", "constant_features", "mean_plus_std_rule",
            "nested_selection", "ranking_from_scores", "ranks_from_order", "selected_features",
-           "tied_cuts", "TIE_RTOL", "distinct_features"]
+           "tied_cuts", "TIE_RTOL", "distinct_features", "tie_scale", "all_scores_tied",
+           "tied_features", "status_warnings"]
 
 
 class IntInterval(Interval):
@@ -226,6 +227,37 @@ def distinct_features(scores, rel=1e-9):
 TIE_RTOL = 1e-12
 
 
+def tie_scale(scores, usable=None):
+    """The scale of the tie rule: the largest finite ``|score|`` (of the ``usable`` features).
+
+    Two scores are tied when they differ by at most :data:`TIE_RTOL` times this scale; the one
+    rule behind :func:`tied_features`, :func:`tied_cuts` and :func:`all_scores_tied`."""
+    scores = np.asarray(scores, dtype=np.float64)
+    keep = np.isfinite(scores) if usable is None else np.isfinite(scores) & usable
+    return float(np.max(np.abs(scores[keep]), initial=0.0))
+
+
+def all_scores_tied(scores, constant_mask=None, rtol=TIE_RTOL):
+    """Whether the scores of the ranked (non-constant) features order nothing: more than one
+    such feature, and their finite scores all within ``rtol`` times :func:`tie_scale` (none
+    finite: NaN orders nothing either). The ranking is then the column order, not the
+    method's (kernel weights that never left the uniform start, LLC-fs on a graph that split
+    at once, the variance of z-scored data).
+
+    Examples
+    --------
+    >>> all_scores_tied([0.5, 0.5 + 1e-15, 0.5]), all_scores_tied([0.5, 0.4, 0.5])
+    (True, False)
+    >>> all_scores_tied([0.5, 0.4, 0.5], constant_mask=[False, True, False])
+    True
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    ranked = scores if constant_mask is None else scores[~np.asarray(constant_mask, dtype=bool)]
+    finite = ranked[np.isfinite(ranked)]
+    spread = np.ptp(finite) if finite.size else 0.0
+    return bool(ranked.size > 1 and spread <= rtol * tie_scale(finite))
+
+
 def tied_cuts(scores, order, grid, constant_mask=None, rtol=TIE_RTOL):
     """The sizes m of ``grid`` whose top-m set is decided by a tie: the m-th and (m+1)-th
     ranked features have scores within ``rtol * max|score|``; ``order`` is the feature
@@ -246,7 +278,7 @@ def tied_cuts(scores, order, grid, constant_mask=None, rtol=TIE_RTOL):
     usable = np.ones(d, dtype=bool) if constant_mask is None else ~np.asarray(constant_mask,
                                                                               dtype=bool)
     finite = np.isfinite(scores)
-    scale = float(np.max(np.abs(scores[finite & usable]), initial=0.0))
+    scale = tie_scale(scores, usable)
     out = []
     for m in sorted({int(m) for m in grid}):
         if not 1 <= m < d:
@@ -257,6 +289,58 @@ def tied_cuts(scores, order, grid, constant_mask=None, rtol=TIE_RTOL):
         if abs(scores[a] - scores[b]) <= rtol * scale:
             out.append(m)
     return out
+
+
+def tied_features(scores, rtol=None):
+    """The features whose score equals another feature's score within ``rtol`` times the
+    largest finite ``|score|`` (equal non-finite scores are tied too).
+
+    Parameters
+    ----------
+    scores : array-like of shape (d,)
+    rtol : float, default=None
+        None: :data:`TIE_RTOL`.
+
+    Returns
+    -------
+    tied : ndarray of shape (d,), bool
+    group : ndarray of shape (d,), int
+        The tie group of each feature (features with the same number are tied, through a
+        chain of neighbouring scores); an untied feature is a group of its own.
+
+    Examples
+    --------
+    >>> tied, group = tied_features([0.5, 0.1, 0.5 + 1e-15, 0.9])
+    >>> tied.tolist(), bool(group[0] == group[2])
+    ([True, False, True, False], True)
+    """
+    rtol = TIE_RTOL if rtol is None else rtol
+    scores = np.asarray(scores, dtype=np.float64)
+    scale = tie_scale(scores)
+    order = np.argsort(scores, kind="stable")  # NaN last, so equal values are neighbours
+    s = scores[order]
+    with np.errstate(invalid="ignore"):  # inf - inf
+        link = (np.abs(np.diff(s)) <= rtol * scale) | (s[1:] == s[:-1])
+    link |= np.isnan(s[1:]) & np.isnan(s[:-1])
+    sorted_tied = np.zeros(s.size, dtype=bool)
+    sorted_tied[1:] |= link
+    sorted_tied[:-1] |= link
+    tied = np.empty_like(sorted_tied)
+    tied[order] = sorted_tied
+    group = np.empty(s.size, dtype=np.intp)
+    group[order] = np.concatenate([[0], np.cumsum(~link)]) if s.size else []
+    return tied, group
+
+
+def status_warnings(method, ranker):
+    """Warnings for a fit that did not end normally, from the ranker's own ``status_`` (where
+    its class declares ``statuses``, e.g. LLC-fs); and whether its ranking is degenerate."""
+    status = getattr(ranker, "status_", None)
+    severity, meaning = getattr(type(ranker), "statuses", {}).get(status, ("ok", ""))
+    if severity == "ok":
+        return [], False
+    return [f"{method}: status {status}: {meaning}"], severity == "degenerate"
+
 
 
 def mean_plus_std_rule(scores, higher_is_better, constant_mask=None, ddof=1):
@@ -417,14 +501,13 @@ class FeatureRanker(SelectorMixin, BaseEstimator):
                 f"expected ({X.shape[1]},)."
             )
         self.scores_ = scores
-        varying = scores[~self.constant_mask_ & np.isfinite(scores)]
-        if varying.size > 1 and np.ptp(varying) <= TIE_RTOL * max(np.max(np.abs(varying)), 1e-300):
+        if all_scores_tied(scores, self.constant_mask_):
             # e.g. kernel weights that never left the uniform start, LLC-fs on a graph that
-            # split at once, KP-Kmeans that eliminated every feature: the ranking is then the
-            # column order, not the method's
+            # split at once, KP-Kmeans that eliminated every feature
+            ranked = scores[~self.constant_mask_]
             warnings.warn(
-                f"{type(self).__name__}: all {varying.size} scores are equal "
-                f"({float(varying[0]):.6g}); the ranking is the column order, not the method's",
+                f"{type(self).__name__}: all {ranked.size} scores are equal "
+                f"({float(ranked[0]):.6g}); the ranking is the column order, not the method's",
                 RuntimeWarning, stacklevel=3)  # past _fit_context's wrapper, to the caller
         self._set_feature_order(
             ranking_from_scores(scores, self.higher_is_better, self.constant_mask_))

@@ -8,8 +8,8 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..cluster.affinity import check_n_clusters
-from ..cluster.kernel_kmeans import SCALINGS, kernel_kmeans, one_hot, scale_features
-from ..graphs import squared_distances
+from ..cluster.kernel_kmeans import kernel_kmeans, one_hot
+from ..graphs import SCALINGS, scale_features, squared_distances
 from .base import FeatureRanker, IntInterval
 
 STEP_RULES = ("fixed", "normalized")
@@ -174,7 +174,7 @@ class KPKMeans(FeatureRanker):
         Cap on the elimination rounds (None: the number of features).
     scale : {"zscore-sqrt-d", "zscore", "none"}, default="zscore-sqrt-d"
         Feature scaling before the kernel (see
-        :func:`fsclust.cluster.kernel_kmeans.scale_features`), with ``d`` = the number of
+        :func:`fsclust.graphs.scale_features`), with ``d`` = the number of
         features given to the method.
     n_init : int, default=10
         Restarts of the first kernel k-means (later rounds are warm-started).

@@ -84,16 +84,14 @@ def degenerate_reason(method, ranker):
     (its class's ``statuses``, e.g. LLC-fs on a graph split from the start), or every score of
     a varying feature is tied (the ranking is the column order; e.g. the variance of z-scored
     data)."""
-    from fsclust.api import status_warnings
-    from fsclust.rankers.base import TIE_RTOL
+    from fsclust.rankers.base import all_scores_tied, status_warnings
 
     messages, degenerate = status_warnings(method, ranker)
     if degenerate:
         return messages[0]
-    scores = np.asarray(ranker.scores_, dtype=np.float64)
-    varying = scores[~ranker.constant_mask_ & np.isfinite(scores)]
-    if varying.size > 1 and np.ptp(varying) <= TIE_RTOL * max(np.max(np.abs(varying)), 1e-300):
-        return (f"{method}: all {varying.size} scores are equal; the ranking is the column "
+    if all_scores_tied(ranker.scores_, ranker.constant_mask_):
+        n_ranked = int((~ranker.constant_mask_).sum())
+        return (f"{method}: all {n_ranked} scores are equal; the ranking is the column "
                 "order, not the method's")
     return None
 

@@ -10,8 +10,7 @@ import pandas as pd
 
 from fsclust.cluster import distance_space
 from fsclust.cluster.tags import relabels, reported_attributes
-from fsclust.cluster.kernel_kmeans import scale_features, scaled_sq_distances
-from fsclust.graphs import squared_distances
+from fsclust.graphs import scale_features, scaled_sq_distances, squared_distances
 from fsclust.metrics import evaluate
 from fsclust.registry import make_clusterer
 
