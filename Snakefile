@@ -38,6 +38,14 @@ include: "workflow/rules/report.smk"
 include: "workflow/rules/papers.smk"
 
 
+# A paper's own helpers, workflow/rules/papers/{paper}.smk, then its rules (below).
+for _paper_helpers in sorted(
+    Path(workflow.basedir, "workflow/rules/papers").glob("*.smk")
+):
+
+    include: str(_paper_helpers)
+
+
 # A paper's own rules, workflow/rules/paper_{paper}.smk (found here, named nowhere), only
 # tabulate and plot what the generic steps wrote; experiments.smk makes one target rule per
 # paper block of the config (`snakemake --cores 2 {paper}`).
@@ -50,8 +58,8 @@ for _paper_rules in sorted(
 
 include: "workflow/rules/provenance.smk"
 include: "workflow/rules/reproduction.smk"
-include: "workflow/rules/benchmarks.smk"
-include: "workflow/rules/crossbench.smk"
+include: "workflow/rules/speed.smk"
+include: "workflow/rules/benchmark.smk"
 include: "workflow/rules/experiments.smk"
 include: "workflow/rules/selection_common.smk"
 include: "workflow/rules/selection.smk"

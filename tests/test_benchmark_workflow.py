@@ -453,7 +453,7 @@ def test_slurm_dry_run_plans_every_label_free_job_with_its_resources(tmp_path):
     exp = yaml.safe_load(CONFIG.read_text())["experiments"]["benchmark-small"]
     work = copy_workflow(tmp_path)
     jobs = _jobs(_slurm_dry_run(work))
-    planned = {k: v for k, v in jobs.items() if k[0] == "crossbench_label_free"}
+    planned = {k: v for k, v in jobs.items() if k[0] == "benchmark_label_free"}
     assert len(planned) == len(exp["datasets"]) * (len(exp["methods"]) + 1)
     for (_, wildcards), job in planned.items():
         method = re.search(r"method=([^,\s]+)", wildcards)[1]
@@ -465,4 +465,4 @@ def test_slurm_dry_run_plans_every_label_free_job_with_its_resources(tmp_path):
         assert int(resources["runtime"]) * 60 >= limit + label_free.MARGIN_MIN * 60
     # `label_free_jobs=none` plans none of them
     jobs = _jobs(_slurm_dry_run(work, "label_free_jobs=none"))
-    assert not [k for k in jobs if k[0] == "crossbench_label_free"]
+    assert not [k for k in jobs if k[0] == "benchmark_label_free"]

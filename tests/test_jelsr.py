@@ -219,7 +219,7 @@ def test_informative_features_rank_ahead_of_the_noise_at_the_defaults():
 def test_wide_data_runs():
     # d = 2000 > n = 200: n x n eigenproblem, push-through ridge; no degenerate start
     X = blobs_with_noise(1995)
-    # its time is the benchmark suite's (benchmarks/suite.py), not a unit test's
+    # its time is the benchmark suite's (speed/suite.py), not a unit test's
     model = JELSR().fit(X)
     assert objective_never_increases(model)
     assert np.all(np.isfinite(model.scores_))

@@ -38,7 +38,7 @@ def test_scores_for_n_clusters_beyond_the_fit_is_refused_unless_capped_alike():
 def test_the_default_path_length_reaches_the_cardinality_the_spec_length_misses(mirror):
     # why the paths run up to 4 d + 50 steps and not the spec's 2 d + 10: with n close to d
     # the lasso drops variables often, and the shorter path ends before its active set first
-    # has d members (GLIOMA, n = 50, d = 50; benchmarks/mcfs_path_length.py lists the
+    # has d members (GLIOMA, n = 50, d = 50; speed/mcfs_path_length.py lists the
     # prepared sets where the two reads differ)
     import scipy.io
 

@@ -178,6 +178,6 @@ def test_informative_features_rank_ahead_of_the_noise_from_every_start():
 
 def test_wide_data_runs():
     X = blobs_with_noise(1995)
-    # its time is the benchmark suite's (benchmarks/suite.py), not a unit test's
+    # its time is the benchmark suite's (speed/suite.py), not a unit test's
     model = NDFS(random_state=0).fit(X)
     assert np.all(np.isfinite(model.scores_)) and np.all(model.F_ >= 0)

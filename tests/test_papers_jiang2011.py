@@ -31,7 +31,7 @@ def _summary(levels, dataset="skfeature-tox-171", d=3000, grid=(100, 200, 300, 1
                 rows.append({"dataset": dataset, "method": method, "clusterer": clusterer,
                              "n_features": m, "metric": "acc", "mean": level + bump,
                              "sd": 0.01, "n_runs": 10})
-        rows.append({"dataset": dataset, "method": "nofs", "clusterer": clusterer,
+        rows.append({"dataset": dataset, "method": "all-features", "clusterer": clusterer,
                      "n_features": d, "metric": "acc", "mean": 0.5, "sd": 0.0, "n_runs": 10})
     return pd.DataFrame(rows)
 

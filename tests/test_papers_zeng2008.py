@@ -14,7 +14,7 @@ def _summary(integrated, nofs, wrank, laprank, dataset="monti-lung-substitute", 
     for metric in ("acc", "nmi"):
         rows += [dict(dataset=dataset, method="integrated", clusterer="kmeans-on-L",
                       n_features=d, metric=metric, mean=integrated, sd=0.01, n_runs=10),
-                 dict(dataset=dataset, method="nofs", clusterer="ncut", n_features=d,
+                 dict(dataset=dataset, method="all-features", clusterer="ncut", n_features=d,
                       metric=metric, mean=nofs, sd=0.02, n_runs=10)]
         for m, (w, lap) in zip((10, 50, d), zip(wrank, laprank)):
             rows += [dict(dataset=dataset, method="wrank", clusterer="ncut", n_features=m,

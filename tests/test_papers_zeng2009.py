@@ -159,7 +159,7 @@ def test_grid_summary_and_table2_pick_llcs_best_point_and_mark_it(runs):
     summary = zeng2009.grid_summary(table)
     assert len(summary) == 8 and (summary["runs"] == 3).all()
     llc = summary[summary["method"] == "llc"]
-    sweeps = pd.DataFrame({"dataset": "toy", "method": "nofs", "clusterer": "kmeans",
+    sweeps = pd.DataFrame({"dataset": "toy", "method": "all-features", "clusterer": "kmeans",
                            "seed": [0, 1, 2], "acc": [0.6, 0.7, 0.8], "nmi": [0.1, 0.2, 0.3]})
     own = pd.DataFrame({"dataset": "toy", "seed": [0, 1, 2], "acc": [0.9, 0.9, 0.9],
                         "nmi": [0.5, 0.5, 0.5]})

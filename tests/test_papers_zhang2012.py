@@ -72,7 +72,7 @@ def run(tmp_path_factory):
                            grid_spec=GRID, metrics=METRICS, references=refs)
             rankings[name, key] = out
             sweeps.append(sweep)
-        sweep = root / "sweeps" / name / "nofs.tsv"
+        sweep = root / "sweeps" / name / "all-features.tsv"
         steps.evaluate(data[name], sweep, dataset=name, methods={}, rankings_dir=None,
                        seeds=SEEDS, clusterers={"kmeans": CLUSTERER}, grid_spec=GRID,
                        metrics=METRICS, baseline=True)

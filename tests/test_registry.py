@@ -51,3 +51,12 @@ def test_presets_set_their_parameters_and_user_params_win():
     assert make_clusterer("njw").laplacian == "sym"
     assert make_clusterer("spectral-rw").laplacian == "rw"
     assert make_clusterer("njw", {"laplacian": "rw"}).laplacian == "rw"
+
+
+def test_the_all_features_control_is_one_reserved_name():
+    """One name for the all-features control in every table and file (the papers' "nofs"):
+    no ranker takes it, and the workflow, the studies and the reports ask the registry."""
+    from fsclust import registry
+
+    assert registry.ALL_FEATURES == "all-features"
+    assert registry.ALL_FEATURES not in registry.method_names()

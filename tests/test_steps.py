@@ -105,7 +105,7 @@ def test_grain_dataset_gives_the_files_of_one_job_per_method(blobs, tmp_path):
             assert ((together / "rankings" / key / f"seed{seed}.tsv").read_bytes()
                     == (alone / "rankings" / f"seed{seed}.tsv").read_bytes())
         rows.append(pd.read_csv(alone / "sweep.tsv", sep="\t"))
-    rows.append(pd.read_csv(_evaluate(data, tmp_path, {}, baseline=True, name="nofs")
+    rows.append(pd.read_csv(_evaluate(data, tmp_path, {}, baseline=True, name="all-features")
                             / "sweep.tsv", sep="\t"))
     keys = ["method", "seed", "clusterer", "n_features"]
     pd.testing.assert_frame_equal(
@@ -221,7 +221,7 @@ def test_a_method_is_evaluated_by_the_clusterers_it_names_only(blobs, tmp_path):
     sweep = pd.read_csv(out / "sweep.tsv", sep="\t")
     assert set(sweep.loc[sweep["method"] == "variance", "clusterer"]) == {"ncut"}
     assert set(sweep.loc[sweep["method"] == "laplacian", "clusterer"]) == {"kmeans", "ncut"}
-    assert set(sweep.loc[sweep["method"] == "nofs", "clusterer"]) == {"kmeans", "ncut"}
+    assert set(sweep.loc[sweep["method"] == "all-features", "clusterer"]) == {"kmeans", "ncut"}
 
 
 def test_grid_values_above_d_are_dropped_with_a_warning(caplog):

@@ -141,7 +141,7 @@ def test_synthetic_recovery_at_the_defaults():
 def test_wide_data_runs_and_reports_its_start(init_D):
     # d = 2000 > n = 200: the factored route; only solver-independent properties are checked
     X = blobs_with_noise(1995)
-    # its time is the benchmark suite's (benchmarks/suite.py), not a unit test's
+    # its time is the benchmark suite's (speed/suite.py), not a unit test's
     model = UDFS(init_D=init_D, random_state=0).fit(X)
     assert model.init_D_ == init_D
     assert model.degenerate_start_ == (init_D == "identity")

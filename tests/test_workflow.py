@@ -63,12 +63,12 @@ def test_workflow_writes_figures_and_tables(tiny_run):
         assert (res / "figures" / f"{ds}.png").read_bytes()[:4] == b"\x89PNG"
     sweeps = pd.read_csv(res / "tables" / "sweeps.tsv", sep="\t")
     # iris has 4 features: grid 1, 2, 4; the synthetic set has 12: grid 1, 2, 4, 12
-    ranked = sweeps[sweeps.method != "nofs"]
+    ranked = sweeps[sweeps.method != "all-features"]
     assert len(ranked) == 2 * 2 * 2 * (3 + 4)
-    assert len(sweeps[sweeps.method == "nofs"]) == 2 * 2 * 2
+    assert len(sweeps[sweeps.method == "all-features"]) == 2 * 2 * 2
     assert sweeps[["acc", "nmi"]].ge(0).all().all() and sweeps[["acc", "nmi"]].le(1).all().all()
     best = pd.read_csv(res / "tables" / "best.tsv", sep="\t")
-    assert set(best.method) == {"variance", "laplacian", "nofs"}
+    assert set(best.method) == {"variance", "laplacian", "all-features"}
     assert (res / "tables" / "best.md").read_text().startswith("## Best and mean")
     compare = pd.read_csv(res / "paper_vs_ours.tsv", sep="\t")
     assert list(compare.columns)[:4] == ["paper", "table_or_figure", "dataset", "method"]
@@ -79,7 +79,7 @@ def test_workflow_writes_figures_and_tables(tiny_run):
     # one evaluate job per dataset and method (plus the baseline): every seed's ranking in it
     jobs = sorted(p.relative_to(res / "sweeps").as_posix() for p in (res / "sweeps").rglob("*.tsv"))
     assert jobs == [f"{ds}/{m}.tsv" for ds in ("iris", "synthetic-blobs")
-                    for m in ("laplacian", "nofs", "variance")]
+                    for m in ("laplacian", "all-features", "variance")]
     for seed in (0, 1):
         assert (res / "rankings" / "synthetic-blobs" / "variance" / f"seed{seed}.tsv").exists()
     # the variance has no random choice: one ranking, shared by every seed (and said so)
@@ -87,10 +87,10 @@ def test_workflow_writes_figures_and_tables(tiny_run):
     assert info1["shared_by_seeds"] is True
     # every rule logged and benchmarked
     assert any((tiny_run / "logs" / "tiny" / "evaluate").rglob("*.log"))
-    assert any((tiny_run / "logs" / "benchmarks" / "tiny" / "evaluate").rglob("*.tsv"))
-    assert (tiny_run / "logs" / "benchmarks" / "tiny" / "aggregate.tsv").exists()
-    # and not in the benchmark suite's source folder
-    assert not (tiny_run / "benchmarks").exists()
+    assert any((tiny_run / "logs" / "timings" / "tiny" / "evaluate").rglob("*.tsv"))
+    assert (tiny_run / "logs" / "timings" / "tiny" / "aggregate.tsv").exists()
+    # and not in the speed suite's source folder
+    assert not (tiny_run / "speed").exists()
 
 
 def test_rerun_has_nothing_to_do(tiny_run):

@@ -20,6 +20,10 @@ from typing import NamedTuple
 #: paper's reading error kept only to reproduce that paper's tables.
 ROLES = ("method", "control", "paper-error")
 
+#: The method name of the all-features control in every table, job and file name: clustering
+#: on all ``d`` features (the papers' "nofs"). Reserved: no ranker may be registered under it.
+ALL_FEATURES = "all-features"
+
 
 class Entry(NamedTuple):
     """One registered estimator: ``"module:Class"``, preset parameters, test parameters and

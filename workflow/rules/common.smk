@@ -12,7 +12,7 @@ from snakemake.utils import validate
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
 from fsclust.datasets import load_catalog  # noqa: E402
-from fsclust.registry import check_params  # noqa: E402
+from fsclust.registry import ALL_FEATURES, check_params  # noqa: E402
 from fsclust.steps import method_grid, referenced_methods  # noqa: E402
 from fsclust.steps import method_time_limit  # noqa: E402
 
@@ -70,8 +70,6 @@ def _expand_grids():
 _expand_grids()
 
 ENV = "../../envs/fsclust.yaml"
-# Reserved method name of the all-features baseline (the papers' "nofs").
-ALL_FEATURES = "nofs"
 # Rule names an experiment may not take (each experiment is also a target rule).
 _RESERVED = {
     "all",
@@ -85,8 +83,8 @@ _RESERVED = {
     "compare",
     "provenance",
     "reproduction",
-    "benchmarks",
-    "benchmarks_quick",
+    "speed",
+    "speed_quick",
 }
 CATALOG = load_catalog(config["datasets_sheet"])
 EXPERIMENTS = config["experiments"]
@@ -422,7 +420,7 @@ EXTRA_COMPARISONS = {}
 
 
 # experiment -> target files that replace the generic tables, figures and comparison (the
-# cross-dataset benchmark's own report, workflow/rules/crossbench.smk)
+# cross-dataset benchmark's own report, workflow/rules/benchmark.smk)
 OWN_OUTPUTS = {}
 
 

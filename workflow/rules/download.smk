@@ -11,7 +11,7 @@ rule download:
     log:
         "logs/download/{path}.log",
     benchmark:
-        "logs/benchmarks/download/{path}.tsv"
+        "logs/timings/download/{path}.tsv"
     conda:
         ENV
     threads: 1

@@ -17,7 +17,7 @@ rule evaluate:
     log:
         "logs/{experiment}/evaluate/{dataset}/{method}.log",
     benchmark:
-        "logs/benchmarks/{experiment}/evaluate/{dataset}/{method}.tsv"
+        "logs/timings/{experiment}/evaluate/{dataset}/{method}.tsv"
     wildcard_constraints:
         experiment=_experiments_pattern("method"),
         method=f"(?!{ALL_FEATURES}(?:[/.]|$))[A-Za-z0-9][A-Za-z0-9_.-]*",
@@ -55,7 +55,7 @@ rule evaluate_all_features:
     log:
         f"logs/{{experiment}}/evaluate/{{dataset}}/{ALL_FEATURES}.log",
     benchmark:
-        f"logs/benchmarks/{{experiment}}/evaluate/{{dataset}}/{ALL_FEATURES}.tsv"
+        f"logs/timings/{{experiment}}/evaluate/{{dataset}}/{ALL_FEATURES}.tsv"
     wildcard_constraints:
         experiment=_experiments_pattern("method"),
     group:
@@ -90,7 +90,7 @@ rule evaluate_dataset:
     log:
         "logs/{experiment}/evaluate/{dataset}.log",
     benchmark:
-        "logs/benchmarks/{experiment}/evaluate/{dataset}.tsv"
+        "logs/timings/{experiment}/evaluate/{dataset}.tsv"
     wildcard_constraints:
         experiment=_experiments_pattern("dataset"),
     conda:

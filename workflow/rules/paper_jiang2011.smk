@@ -40,7 +40,7 @@ rule jiang2011_figures:
     log:
         "logs/{paper}/jiang2011_figures.log",
     benchmark:
-        "logs/benchmarks/{paper}/jiang2011_figures.tsv"
+        "logs/timings/{paper}/jiang2011_figures.tsv"
     wildcard_constraints:
         paper=names_pattern(JIANG2011),
     conda:

@@ -16,6 +16,7 @@ localrules:
 # the method whose n cuts every other method (its sidecar's n_features_selected)
 MALDONADO2015_REFERENCE = "kpkmeans"
 
+
 # Errors at parse time, naming the key, for what the schema cannot see across blocks.
 for _paper in MALDONADO2015:
     _bench = paper_experiment(_paper, "bench")
@@ -115,7 +116,7 @@ rule maldonado2015_tables:
     log:
         "logs/{paper}/maldonado2015_tables.log",
     benchmark:
-        "logs/benchmarks/{paper}/maldonado2015_tables.tsv"
+        "logs/timings/{paper}/maldonado2015_tables.tsv"
     wildcard_constraints:
         paper=names_pattern(MALDONADO2015),
     conda:

@@ -78,7 +78,7 @@ rule zeng2008_report:
     log:
         "logs/{paper}/zeng2008_report.log",
     benchmark:
-        "logs/benchmarks/{paper}/zeng2008_report.tsv"
+        "logs/timings/{paper}/zeng2008_report.tsv"
     wildcard_constraints:
         paper=names_pattern(ZENG2008),
     conda:

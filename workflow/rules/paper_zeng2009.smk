@@ -109,7 +109,7 @@ rule zeng2009_report:
     log:
         "logs/{paper}/zeng2009_report.log",
     benchmark:
-        "logs/benchmarks/{paper}/zeng2009_report.tsv"
+        "logs/timings/{paper}/zeng2009_report.tsv"
     wildcard_constraints:
         paper=names_pattern(ZENG2009),
     conda:

@@ -73,7 +73,7 @@ rule zhang2012_table2_figures12:
     log:
         "logs/{paper}/paper/table2_figures12.log",
     benchmark:
-        "logs/benchmarks/{paper}/paper/table2_figures12.tsv"
+        "logs/timings/{paper}/paper/table2_figures12.tsv"
     wildcard_constraints:
         paper=names_pattern(ZHANG2012),
     conda:
@@ -155,7 +155,7 @@ rule zhang2012_figures34:
     log:
         "logs/{paper}/paper/figures34.log",
     benchmark:
-        "logs/benchmarks/{paper}/paper/figures34.tsv"
+        "logs/timings/{paper}/paper/figures34.tsv"
     wildcard_constraints:
         paper=names_pattern(ZHANG2012),
     conda:

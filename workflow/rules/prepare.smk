@@ -6,7 +6,7 @@ rule prepare:
     log:
         "logs/prepare/{dataset}.log",
     benchmark:
-        "logs/benchmarks/prepare/{dataset}.tsv"
+        "logs/timings/prepare/{dataset}.tsv"
     conda:
         ENV
     threads: 1

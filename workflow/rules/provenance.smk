@@ -20,7 +20,7 @@ rule provenance:
     log:
         "logs/{experiment}/provenance.log",
     benchmark:
-        "logs/benchmarks/{experiment}/provenance.tsv"
+        "logs/timings/{experiment}/provenance.tsv"
     conda:
         ENV
     threads: 1

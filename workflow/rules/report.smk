@@ -24,7 +24,7 @@ rule aggregate:
     log:
         "logs/{experiment}/aggregate.log",
     benchmark:
-        "logs/benchmarks/{experiment}/aggregate.tsv"
+        "logs/timings/{experiment}/aggregate.tsv"
     conda:
         ENV
     threads: 1
@@ -55,7 +55,7 @@ rule compare:
     log:
         "logs/{experiment}/compare.log",
     benchmark:
-        "logs/benchmarks/{experiment}/compare.tsv"
+        "logs/timings/{experiment}/compare.tsv"
     conda:
         ENV
     threads: 1

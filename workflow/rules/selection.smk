@@ -18,7 +18,7 @@ rule selection_fit:
     log:
         "logs/{selection}/selection_fit/{dataset}/{method}.log",
     benchmark:
-        "logs/benchmarks/{selection}/selection_fit/{dataset}/{method}.tsv"
+        "logs/timings/{selection}/selection_fit/{dataset}/{method}.tsv"
     wildcard_constraints:
         method=names_pattern(method_names()),
     conda:
@@ -57,7 +57,7 @@ rule selection_report:
     log:
         "logs/{selection}/selection_report.log",
     benchmark:
-        "logs/benchmarks/{selection}/selection_report.tsv"
+        "logs/timings/{selection}/selection_report.tsv"
     localrule: True
     conda:
         ENV

@@ -22,6 +22,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from fsclust.registry import ALL_FEATURES  # noqa: E402
 from fsclust.report.figures import save_figure  # noqa: E402
 from fsclust.report.paper import PAPER_VS_OURS_COLUMNS  # noqa: E402
 from fsclust.report.tables import write_tables  # noqa: E402
@@ -37,7 +38,7 @@ DATASET_NAMES = {
     "skfeature-warppie10p": "PIE (warpPIE10P)",
 }
 METHOD_NAMES = {"fsfs": "FSFS", "laplacian": "Laplacian score", "spec": "SPEC",
-                "mcfs": "MCFS", "nofs": "all features"}
+                "mcfs": "MCFS", ALL_FEATURES: "all features"}
 STYLES = {"fsfs": dict(color="tab:green", marker="s"), "laplacian": dict(color="tab:orange",
                                                                          marker="^"),
           "spec": dict(color="tab:purple", marker="v"), "mcfs": dict(color="tab:brown",
@@ -82,7 +83,7 @@ def plot_figure(summary, figure, spec, datasets, baselines, path, n_seeds, skipp
     fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.3 * rows), squeeze=False)
     methods = [*baselines, spec["evsfsc"]]
     for ax, ds in zip(axes.ravel(), datasets):
-        found = curves(summary, ds, spec["clusterer"], [*methods, "nofs"])
+        found = curves(summary, ds, spec["clusterer"], [*methods, ALL_FEATURES])
         d = int(summary.loc[summary["dataset"] == ds, "n_features"].max())
         for method in methods:
             if method not in found:
@@ -92,8 +93,8 @@ def plot_figure(summary, figure, spec, datasets, baselines, path, n_seeds, skipp
             style = STYLES.get(method, dict(color="tab:red", marker="o", lw=2.0))
             label = METHOD_NAMES.get(method, f"EVSFSC ({spec['laplacian']})")
             ax.plot(m, mean, ms=3, label=label, **style)
-        if "nofs" in found:
-            ax.axhline(found["nofs"][1][-1], color="k", ls="--", lw=1, label="all features")
+        if ALL_FEATURES in found:
+            ax.axhline(found[ALL_FEATURES][1][-1], color="k", ls="--", lw=1, label="all features")
         ax.set_title(_name(ds), fontsize=9)
         ax.set_xlabel("number of selected features m")
         ax.set_ylabel("ACC")
@@ -133,12 +134,12 @@ def claims_table(summary, figures, datasets, baselines, skipped=None):
         tag = FIGURE_TAGS.get(figure, figure)
         ev = spec["evsfsc"]
         for ds in datasets:
-            found = curves(summary, ds, spec["clusterer"], [*baselines, ev, "nofs"])
+            found = curves(summary, ds, spec["clusterer"], [*baselines, ev, ALL_FEATURES])
             if ev not in found:
                 continue
             d = int(summary.loc[summary["dataset"] == ds, "n_features"].max())
             means = {k: float(np.mean(_sweep(c, d)[1])) for k, c in found.items()
-                     if k != "nofs" and _sweep(c, d)[0].size}
+                     if k != ALL_FEATURES and _sweep(c, d)[0].size}
             best_other = max((k for k in means if k != ev), key=means.get, default=None)
             name = _name(ds)
             m_ev, acc_ev, _ = _sweep(found[ev], d)

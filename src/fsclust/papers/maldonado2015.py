@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from fsclust._io import write_text_atomic
+from fsclust.registry import ALL_FEATURES
 from fsclust.report.paper import PAPER_VS_OURS_COLUMNS, read_paper_results
 from fsclust.report.tables import write_tables
 
@@ -526,7 +527,7 @@ def figure2(summary_path, sidecar_paths, dataset, out_path):
         if not g.empty:
             ax.plot(g["n_features"], 100 * g["mean"], marker="o", ms=3, color=colors[method],
                     label=f"{METHODS[method]} (top m)")
-    base = sub[sub["method"] == "nofs"]
+    base = sub[sub["method"] == ALL_FEATURES]
     if not base.empty:
         ax.axhline(100 * float(base["mean"].iloc[0]), color="k", ls="--", lw=1,
                    label="all features")

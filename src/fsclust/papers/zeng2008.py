@@ -63,6 +63,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from fsclust.registry import ALL_FEATURES  # noqa: E402
 from fsclust.report.figures import save_figure  # noqa: E402
 from fsclust.report.paper import PAPER_VS_OURS_COLUMNS  # noqa: E402
 from fsclust.report.tables import write_tables  # noqa: E402
@@ -79,7 +80,7 @@ DATASET_NAMES = {
 }
 SUBSTITUTES = {"monti-lung-substitute", "su-2002-multitissue"}
 #: Our method keys -> the paper's names, in the paper's legend order.
-METHOD_NAMES = {"integrated": "integrated", "nofs": "nofs+Ncut", "wrank": "wrank+Ncut",
+METHOD_NAMES = {"integrated": "integrated", ALL_FEATURES: "nofs+Ncut", "wrank": "wrank+Ncut",
                 "laprank": "laprank+Ncut"}
 #: The paper's Table 1: (instances, features, classes) per dataset.
 TABLE1 = {"PIEC27_5p": (105, 1280, 5), "LEUKEMIA": (38, 999, 2), "LUNG": (197, 1000, 4),
@@ -88,7 +89,7 @@ WEIGHTING = "wrank"  # the method key whose rank sidecars hold the "integrated" 
 FIG2 = ["pie-c27-dataset-norm", "pie-c27"]
 FIG3 = ["monti-leukemia", "monti-lung-substitute", "su-2002-multitissue", "monti-st-leukemia"]
 STYLE = {"integrated": dict(color="tab:red", ls="-", lw=1.5),
-         "nofs": dict(color="k", ls="--", lw=1.2),
+         ALL_FEATURES: dict(color="k", ls="--", lw=1.2),
          "wrank": dict(color="tab:blue", marker="o", ms=3),
          "laprank": dict(color="tab:green", marker="s", ms=3)}
 METRIC_LABELS = {"acc": "ACC", "nmi": "NMI", "ari": "ARI"}
@@ -153,7 +154,7 @@ def _panel(ax, data, dataset, metric):
         x, mean, sd = g["n_features"].to_numpy(), g["mean"].to_numpy(), g["sd"].fillna(0).to_numpy()
         ax.plot(x, mean, label=METHOD_NAMES[method], **STYLE[method])
         ax.fill_between(x, mean - sd, mean + sd, alpha=0.15, color=STYLE[method]["color"])
-    for method in ("integrated", "nofs"):  # no feature count: horizontal lines
+    for method in ("integrated", ALL_FEATURES):  # no feature count: horizontal lines
         g = sub[sub["method"] == method]
         if g.empty:
             continue
@@ -334,7 +335,7 @@ def claims_table(summary, runs, metrics=("acc", "nmi"), variants=None):
         for metric in metrics:
             M = METRIC_LABELS[metric]
             integ, integ_sd, _ = _value(summary, ds, "integrated", metric, "all")
-            nofs, nofs_sd, d = _value(summary, ds, "nofs", metric, "all")
+            nofs, nofs_sd, d = _value(summary, ds, ALL_FEATURES, metric, "all")
             rows.append(_row(name, fig, "integrated vs nofs+Ncut", d, M, integ, integ_sd, np.nan,
                              f"{sub}claim: integrated > nofs+Ncut on every data set; ours: "
                              f"integrated {integ:.3f} +- {integ_sd:.3f} vs nofs+Ncut "

@@ -34,6 +34,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from fsclust.registry import ALL_FEATURES  # noqa: E402
 from fsclust.report.figures import save_figure  # noqa: E402
 from fsclust.report.paper import PAPER_VS_OURS_COLUMNS  # noqa: E402
 from fsclust.report.tables import write_tables  # noqa: E402
@@ -209,7 +210,7 @@ def table2(sweeps, llcfs_runs, qalpha_runs, summary, datasets, *, kmeans="kmeans
     rows = []
     for ds in datasets:
         name = _name(ds, candidates)
-        km = sweeps[(sweeps["dataset"] == ds) & (sweeps["method"] == "nofs")
+        km = sweeps[(sweeps["dataset"] == ds) & (sweeps["method"] == ALL_FEATURES)
                     & (sweeps["clusterer"] == kmeans)]
         llc = summary[(summary["dataset"] == ds) & (summary["method"] == "llc")]
         best = llc.loc[llc["acc_mean"].idxmax()] if not llc.empty else None

@@ -69,7 +69,7 @@ from fsclust.metrics import evaluate  # noqa: E402
 from fsclust.rankers.pca import pca_projection  # noqa: E402
 from fsclust.ranking import read_ranking  # noqa: E402
 from fsclust.rankers.frmv import correlation_ratio  # noqa: E402
-from fsclust.registry import make_clusterer, ranker_class  # noqa: E402
+from fsclust.registry import ALL_FEATURES, make_clusterer, ranker_class  # noqa: E402
 from fsclust.report.figures import save_figure  # noqa: E402
 from fsclust.report.paper import paper_vs_ours, read_paper_results  # noqa: E402
 from fsclust.report.tables import write_tables  # noqa: E402
@@ -275,7 +275,7 @@ def sweep_figure(summary, datasets, metrics, out_path, title):
                 g = g[keep]
                 ax.plot(g["n_features"], g["mean"], marker="o", ms=2.5, lw=1.2,
                         color=colors[method], label=METHOD_NAMES.get(method, method))
-            base = sub[sub["method"] == "nofs"]
+            base = sub[sub["method"] == ALL_FEATURES]
             if not base.empty:
                 ax.axhline(float(base["mean"].iloc[0]), color="k", ls="--", lw=0.8,
                            label="all features")

@@ -11,6 +11,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from fsclust._io import atomic_path  # noqa: E402
+from fsclust.registry import ALL_FEATURES  # noqa: E402
 
 METRIC_LABELS = {"acc": "ACC", "nmi": "NMI", "nmi_arithmetic": "NMI (arithmetic)",
                  "nmi_max": "NMI (max)", "ari": "ARI"}
@@ -50,7 +51,7 @@ def save_figure(fig, path, vector=False, *, formats=None):
     plt.close(fig)
 
 
-def plot_sweeps(summary, dataset, metrics, path, *, baseline_method="nofs", title=None):
+def plot_sweeps(summary, dataset, metrics, path, *, baseline_method=ALL_FEATURES, title=None):
     """Plot mean +- sd over seeds of each metric vs the number of selected features.
 
     One row of panels per clusterer, one column per metric; the all-features baseline is a

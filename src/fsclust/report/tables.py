@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from fsclust.registry import ALL_FEATURES
+
 KEYS = ["dataset", "method", "clusterer"]
 
 
@@ -42,7 +44,7 @@ def summarise(sweeps, metrics):
     return out
 
 
-def best_and_mean(summary, baseline_method="nofs"):
+def best_and_mean(summary, baseline_method=ALL_FEATURES):
     """Per dataset, method, clusterer and metric: the best mean over the sweep and its m, the
     mean over the sweep, and the value with all features (the all-features baseline row).
 

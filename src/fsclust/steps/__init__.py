@@ -27,7 +27,6 @@ _EXPORTS = {
     "prepare": "data",
     "load_view": "data",
     "evaluate": "evaluation",
-    "ALL_FEATURES": "evaluation",
     "FIT_STATUSES": "evaluation",
     "SWEEP_KEYS": "evaluation",
     "degenerate_reason": "evaluation",

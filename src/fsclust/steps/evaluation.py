@@ -12,6 +12,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from fsclust.registry import ALL_FEATURES
 from fsclust._io import atomic_dir, write_table_atomic, write_text_atomic
 from fsclust.steps.data import load_view
 from fsclust.steps.planning import (_dependency_order, _shares_ranking, method_grid,
@@ -22,8 +23,6 @@ from fsclust.steps.seeds import derive_seed
 
 log = logging.getLogger("fsclust")
 
-#: Method name of the all-features baseline in sweep tables (the papers' "nofs").
-ALL_FEATURES = "nofs"
 #: How the sidecar of a seed not fitted begins (its method timed out at an earlier seed of the
 #: same dataset): it records no time of its own, so a mean cost leaves it out.
 NOT_FITTED = "not fitted"

@@ -285,7 +285,7 @@ def run_sweep(X, y, ranking, grid, clusterers, *, n_clusters, random_states,
     gene sets), but on nearly disconnected graphs (Zeng & Cheung 2008's narrow kernel) round-off
     decides the Ncut partition, so the two paths may give different labels at m below d. They are
     equally valid: a relative perturbation of 1e-15 of ``X``, or the columns in rank order,
-    changes the plain path's partitions at as many m (benchmarks/README.md, sweep reuse).
+    changes the plain path's partitions at as many m (speed/README.md, sweep reuse).
     Well-conditioned graphs and kernels give the same partitions. At ``m = d`` the squared
     distances are computed directly from all columns in the data's order, with the function
     ``fit`` itself calls: top-d of any ranking, and the all-features baseline (``ranking =

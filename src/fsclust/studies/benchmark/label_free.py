@@ -37,14 +37,13 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from fsclust.registry import ALL_FEATURES
 from fsclust.selection import LabelFreeSelector, choose
 
 log = logging.getLogger("fsclust")
 
 #: The rule name of a label-free m or K in the benchmark's tables.
 LABEL_FREE = "label-free"
-#: The method name of the all-features control in the benchmark's tables (and job names).
-ALL_FEATURES = "all-features"
 #: The ranker of the all-features control's selector: with n_features = d every ranking
 #: selects every feature, so the cheapest one.
 ALL_FEATURES_RANKER = "random"
@@ -271,7 +270,7 @@ def _cluster(X, y, selection, m, k, *, dataset, seeds, clusterers, metrics):
 
 
 def run(data_path, rows_path, choice_path, criteria_path, *, dataset, method, experiment):
-    """Rule ``crossbench_label_free``: one (dataset, method)'s selector fit under the time
+    """Rule ``benchmark_label_free``: one (dataset, method)'s selector fit under the time
     limit, its choices (``choice_path``, JSON: m-hat at the true K, (m-hat, K-hat), status,
     seconds, peak memory), its ``criteria_`` (``criteria_path``) and its label-free K rows
     (``rows_path``: :data:`ROW_KEYS`, the metrics, status). A selector that times out,

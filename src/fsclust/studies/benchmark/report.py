@@ -53,12 +53,12 @@ import numpy as np
 import pandas as pd
 
 from fsclust._io import write_text_atomic
+from fsclust.registry import ALL_FEATURES
 from fsclust.report.figures import METRIC_LABELS, save_figure
 from fsclust.report.tables import to_markdown, write_tables
 
 #: The two controls: a random ranking (several ranker seeds) and every feature.
 RANDOM = "random"
-ALL_FEATURES = "all-features"
 CONTROLS = (RANDOM, ALL_FEATURES)
 #: The fixed fractions of d, in their order; the label-free rule; the all-features control's.
 FIXED_FRACTIONS = ("1%", "2%", "5%", "10%", "20%", "50%")

@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 
 from fsclust.selection import CRITERIA, RULES, LabelFreeSelector, choose
-from fsclust.studies.selection.step import ALL_FEATURES, RANDOM, fixed_share_count
+from fsclust.registry import ALL_FEATURES
+from fsclust.studies.selection.step import RANDOM, fixed_share_count
 
 #: The metric that defines the best m with labels; the regret of the others is measured at it.
 BEST_BY = "acc"
@@ -32,7 +33,7 @@ DEFAULT_CRITERION = LabelFreeSelector().criterion
 DEFAULT_RULE = LabelFreeSelector().rule
 #: The baselines of every choice, all at the chosen K: all features, the top 10 % of the
 #: method's ranking, and the ``random`` ranking at the chosen m.
-BASELINES = ("all", "fixed10", "random")
+BASELINES = (ALL_FEATURES, "fixed10", "random")
 
 
 def _lookup(scores, ranker, m, k):
@@ -86,7 +87,7 @@ def _pair_rows(criteria, scores, metrics):
             row["n_features_k_given"] = np.nan if given is None else given
             given_row = None if given is None else _lookup(scores, method, given, true_k)
             row.update(_values(given_row, metrics, "k_given"))
-            baselines = {"all": _lookup(scores, ALL_FEATURES, d, k),
+            baselines = {ALL_FEATURES: _lookup(scores, ALL_FEATURES, d, k),
                          "fixed10": _lookup(scores, method, fixed_share_count(d), k),
                          "random": _lookup(scores, RANDOM, m, k)}
             for metric in metrics:

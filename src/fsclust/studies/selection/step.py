@@ -17,16 +17,15 @@ import pandas as pd
 
 from fsclust.metrics import evaluate as evaluate_metrics
 from fsclust.rankers.base import selected_features
-from fsclust.registry import make_clusterer, make_ranker, ranker_class
+from fsclust.registry import ALL_FEATURES, make_clusterer, make_ranker, ranker_class
 from fsclust.steps.seeds import derive_seed
 from fsclust.selection import LabelFreeSelector, cluster_space
 
 log = logging.getLogger(__name__)
 
 #: The ranker names of the baselines in the scores table (``random`` is the registry's
-#: control ranker; ``ALL_FEATURES`` clusters every feature).
+#: control ranker; :data:`fsclust.registry.ALL_FEATURES` clusters every feature).
 RANDOM = "random"
-ALL_FEATURES = "all"
 #: The settings of a ``selection`` config block that :func:`select_and_score` takes.
 SETTINGS = ("n_resamples", "subsample", "seed", "n_features_grid", "n_clusters_range",
             "null_reference", "metrics")

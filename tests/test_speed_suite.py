@@ -1,5 +1,5 @@
 """The benchmark suite's smoke run (``--quick``): it times, measures memory, fits exponents and
-writes its tables and plots. Speed itself is never asserted here (see benchmarks/README.md)."""
+writes its tables and plots. Speed itself is never asserted here (see speed/README.md)."""
 
 import importlib.util
 import math
@@ -13,7 +13,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module")
 def suite():
-    spec = importlib.util.spec_from_file_location("bench_suite", REPO / "benchmarks" / "suite.py")
+    spec = importlib.util.spec_from_file_location("bench_suite", REPO / "speed" / "suite.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -5,14 +5,14 @@
 # figures (OWN_OUTPUTS, workflow/rules/common.smk).
 from fsclust.studies.benchmark import label_free as label_free
 
-CROSSBENCH = [name for name, exp in EXPERIMENTS.items() if "families" in exp]
+BENCHMARK_EXPERIMENTS = [name for name, exp in EXPERIMENTS.items() if "families" in exp]
 # The label-free m and K (fsclust.studies.benchmark.label_free): one job per (dataset, method) of an
 # experiment with a `label_free:` block. `--config label_free_jobs=here` builds only those
 # declared to run on this machine (`label_free: here`), `none` none, `all` (default) every one;
 # tables/label_free.tsv marks the jobs not run.
 LABEL_FREE_SCOPE = config.get("label_free_jobs", "all")
 
-for _name in CROSSBENCH:
+for _name in BENCHMARK_EXPERIMENTS:
     OWN_OUTPUTS[_name] = [
         f"results/{_name}/tables/scores.tsv",
         f"results/{_name}/tables/costs.tsv",
@@ -21,7 +21,7 @@ for _name in CROSSBENCH:
     ]
 
 
-rule crossbench_tables:
+rule benchmark_tables:
     input:
         sweeps=lambda wildcards: sweep_files(wildcards.experiment),
         rankings=lambda wildcards: rankings_outputs(wildcards.experiment),
@@ -44,11 +44,11 @@ rule crossbench_tables:
         costs="results/{experiment}/tables/costs.tsv",
         label_free="results/{experiment}/tables/label_free.tsv",
     log:
-        "logs/{experiment}/crossbench_tables.log",
+        "logs/{experiment}/benchmark_tables.log",
     benchmark:
-        "logs/benchmarks/{experiment}/crossbench_tables.tsv"
+        "logs/timings/{experiment}/benchmark_tables.tsv"
     wildcard_constraints:
-        experiment=names_pattern(CROSSBENCH),
+        experiment=names_pattern(BENCHMARK_EXPERIMENTS),
     localrule: True
     conda:
         ENV
@@ -72,7 +72,6 @@ rule crossbench_tables:
             point["fraction"]
             for point in EXPERIMENTS[wildcards.experiment]["sweep"]["n_features"]
         ],
-        all_features=ALL_FEATURES,
         # method -> its time limit in seconds (a method's own wins over the experiment's)
         time_limits=lambda wildcards: {
             key: method_time_limit(
@@ -85,14 +84,14 @@ rule crossbench_tables:
             EXPERIMENTS[wildcards.experiment], exp_datasets(wildcards.experiment)
         ),
     script:
-        "../../scripts/crossbench_tables.py"
+        "../../scripts/benchmark_tables.py"
 
 
 # One label-free job per (dataset, method): the selector fits R subsamples (times each K for a
 # ranker that takes a number of clusters), far more than a ranking, so it is a job of its own,
 # under its own time limit (`label_free: time_limit_s`; a timeout or failure is a status row,
 # not a failed job), with a runtime from that limit for a cluster.
-rule crossbench_label_free:
+rule benchmark_label_free:
     input:
         data="data/prepared/{dataset}.npz",
     output:
@@ -100,11 +99,11 @@ rule crossbench_label_free:
         rows="results/{experiment}/label_free/{dataset}/{method}.tsv",
         criteria="results/{experiment}/label_free/{dataset}/{method}.criteria.tsv",
     log:
-        "logs/{experiment}/crossbench_label_free/{dataset}/{method}.log",
+        "logs/{experiment}/benchmark_label_free/{dataset}/{method}.log",
     benchmark:
-        "logs/benchmarks/{experiment}/crossbench_label_free/{dataset}/{method}.tsv"
+        "logs/timings/{experiment}/benchmark_label_free/{dataset}/{method}.tsv"
     wildcard_constraints:
-        experiment=names_pattern(CROSSBENCH),
+        experiment=names_pattern(BENCHMARK_EXPERIMENTS),
         method="[A-Za-z0-9][A-Za-z0-9_-]*",
     conda:
         ENV
@@ -122,10 +121,10 @@ rule crossbench_label_free:
             EXPERIMENTS[wildcards.experiment], wildcards.method
         ),
     script:
-        "../../scripts/crossbench_label_free.py"
+        "../../scripts/benchmark_label_free.py"
 
 
-rule crossbench_report:
+rule benchmark_report:
     input:
         scores="results/{experiment}/tables/scores.tsv",
         costs="results/{experiment}/tables/costs.tsv",
@@ -137,11 +136,11 @@ rule crossbench_report:
             subcategory="summary",
         ),
     log:
-        "logs/{experiment}/crossbench_report.log",
+        "logs/{experiment}/benchmark_report.log",
     benchmark:
-        "logs/benchmarks/{experiment}/crossbench_report.tsv"
+        "logs/timings/{experiment}/benchmark_report.tsv"
     wildcard_constraints:
-        experiment=names_pattern(CROSSBENCH),
+        experiment=names_pattern(BENCHMARK_EXPERIMENTS),
     localrule: True
     conda:
         ENV
@@ -152,4 +151,4 @@ rule crossbench_report:
     params:
         metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
     script:
-        "../../scripts/crossbench_report.py"
+        "../../scripts/benchmark_report.py"

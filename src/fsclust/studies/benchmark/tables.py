@@ -1,5 +1,5 @@
-"""Rule crossbench_tables: every evaluate job of a cross-dataset benchmark into the report's two
-long tables (issue 27), results/{experiment}/tables/scores.tsv and costs.tsv.
+"""The benchmark's long tables: every evaluate job of a cross-dataset benchmark gathered into
+results/{experiment}/tables/scores.tsv and costs.tsv (issue 27), the report's input.
 
 scores.tsv: one row per (dataset, method, ranker seed, clusterer, seed, m rule, K rule); costs.tsv:
 one row per (dataset, method): the mean seconds of its fits (a lower bound when one was
@@ -16,22 +16,23 @@ scores.tsv (m rule "label-free" at the true K and at the label-free K), their se
 costs.tsv (method "{method}+label-free"), and tables/label_free.tsv lists every planned job's
 choices, the ones not run here marked so.
 """
+
+from __future__ import annotations
+
 import json
 from pathlib import Path
 
-import _srcpath  # noqa: F401  (src/ on sys.path when fsclust is not installed)
 import numpy as np
 import pandas as pd
-from fsclust.studies.benchmark import label_free as label_free
-from fsclust import steps
+
 from fsclust._io import write_table_atomic
+from fsclust.registry import ALL_FEATURES
+from fsclust.steps.evaluation import NOT_FITTED
+from fsclust.studies.benchmark import label_free
 
 SCORES = ["dataset", "family", "method", "ranker_seed", "clusterer", "seed", "m_rule",
           "n_features", "k_rule", "n_clusters"]
 COSTS = ["dataset", "family", "method", "seconds", "max_rss_mb", "status", "note"]
-#: The method name of the all-features control in the tables (the sweeps' "nofs").
-# the all-features control's name, as the label-free jobs and the report write it
-ALL_FEATURES = label_free.ALL_FEATURES
 #: Worst first: the status a (dataset, method) gets from its fits.
 WORST_FIRST = ("timeout", "failed", "degenerate", "ok")
 
@@ -58,15 +59,15 @@ def fraction_rule(fraction):
     return f"{fraction * 100:g}%"
 
 
-def scores_table(sweeps, sidecars, families, n_classes, fractions, all_features, metrics):
+def scores_table(sweeps, sidecars, families, n_classes, fractions, metrics):
     """Each sweep row once per m rule whose m it is (two fractions share an m on a narrow
     set), the all-features rows as m rule "100%"."""
     shared = {(s["dataset"], s["method"]) for s in sidecars if s.get("shared_by_seeds")}
     frames = []
     for (dataset, method), rows in sweeps.groupby(["dataset", "method"], sort=True):
         d = int(sweeps.loc[(sweeps["dataset"] == dataset)
-                           & (sweeps["method"] == all_features), "n_features"].iloc[0])
-        if method == all_features:
+                           & (sweeps["method"] == ALL_FEATURES), "n_features"].iloc[0])
+        if method == ALL_FEATURES:
             rules = {"100%": d}
         else:
             # the m of fsclust.steps.sweep_grid's {fraction: f}
@@ -77,7 +78,6 @@ def scores_table(sweeps, sidecars, families, n_classes, fractions, all_features,
             part["ranker_seed"] = 0 if (dataset, method) in shared else part["seed"]
             frames.append(part)
     table = pd.concat(frames, ignore_index=True)
-    table["method"] = table["method"].replace(all_features, ALL_FEATURES)
     table["family"] = table["dataset"].map(families)
     table["k_rule"] = "true"
     table["n_clusters"] = table["dataset"].map(n_classes)
@@ -96,7 +96,7 @@ def costs_table(sidecars, families, datasets, methods, limits):
     rows = []
     for dataset in datasets:
         for method in methods:
-            if method == steps.ALL_FEATURES:
+            if method == ALL_FEATURES:
                 rows.append((dataset, ALL_FEATURES, 0.0, 0.0, "ok",
                              "no ranking: the clusterers on all features"))
                 continue
@@ -105,7 +105,7 @@ def costs_table(sidecars, families, datasets, methods, limits):
                 fits = fits[:1]  # one fit served every seed
             # a seed not fitted after a timeout at an earlier one ran nothing: its 0 s would
             # pull the mean under the limit the method reached
-            fits = [s for s in fits if not s.get("message", "").startswith(steps.NOT_FITTED)]
+            fits = [s for s in fits if not s.get("message", "").startswith(NOT_FITTED)]
             # empty when no fit was measured (killed at the limit as it ended, or not tried)
             rss = max((s["max_rss_mb"] for s in fits if s.get("max_rss_mb") is not None),
                       default=np.nan)
@@ -139,25 +139,32 @@ def read_sidecars(rankings_dirs):
             for folder in sorted(rankings_dirs) for path in sorted(Path(folder).rglob("*.json"))]
 
 
-with steps.logged(snakemake.log[0], snakemake.threads):
-    p = snakemake.params
-    sweeps = pd.concat([pd.read_csv(f, sep="\t") for f in snakemake.input.sweeps],
-                       ignore_index=True)
+def write_benchmark_tables(sweep_paths, rankings_dirs, label_free_paths, out, *, families,
+                           n_classes, fractions, time_limits, label_free_planned):
+    """Write ``out["scores"]``, ``out["costs"]`` and ``out["label_free"]`` (the module
+    docstring) from the experiment's sweep TSVs, rankings folders and the label-free jobs'
+    choices (``{dataset}/{method}.json``, their rows beside them as ``.tsv``).
+
+    ``families`` and ``n_classes`` map each dataset to its family and number of classes,
+    ``fractions`` are the experiment's fixed fractions of d, ``time_limits`` each method's
+    limit in seconds (None: none), ``label_free_planned`` every planned label-free job
+    ``(dataset, method)``, to mark those this run did not build.
+    """
+    sweeps = pd.concat([pd.read_csv(f, sep="\t") for f in sweep_paths], ignore_index=True)
     metrics = [m for m in ("acc", "nmi", "ari") if m in sweeps]
-    sidecars = read_sidecars(snakemake.input.rankings)
-    scores = scores_table(sweeps, sidecars, p.families, p.n_classes, p.fractions,
-                          p.all_features, metrics)
-    costs = costs_table(sidecars, p.families, sorted(set(sweeps["dataset"])),
-                        sorted(set(sweeps["method"])), p.time_limits)
-    choices = [json.loads(Path(path).read_text()) for path in snakemake.input.label_free]
+    sidecars = read_sidecars(rankings_dirs)
+    scores = scores_table(sweeps, sidecars, families, n_classes, fractions, metrics)
+    costs = costs_table(sidecars, families, sorted(set(sweeps["dataset"])),
+                        sorted(set(sweeps["method"])), time_limits)
+    choices = [json.loads(Path(path).read_text()) for path in label_free_paths]
     job_rows = [pd.read_csv(Path(path).with_suffix(".tsv"), sep="\t")
-                for path in snakemake.input.label_free]
-    scores = with_label_free(scores, choices, job_rows, p.fractions)
-    costs = pd.concat([costs, label_free.label_free_costs(choices, p.families)],
+                for path in label_free_paths]
+    scores = with_label_free(scores, choices, job_rows, fractions)
+    costs = pd.concat([costs, label_free.label_free_costs(choices, families)],
                       ignore_index=True).sort_values(["dataset", "method"], kind="mergesort")
     built = {(c["dataset"], c["method"]) for c in choices}
-    not_run = [job for job in p.label_free_planned if tuple(job) not in built]
-    write_table_atomic(scores, snakemake.output.scores, float_format="%.10g")
-    write_table_atomic(costs, snakemake.output.costs, float_format="%.10g")
-    write_table_atomic(label_free.choices_table(choices, not_run, p.families),
-                       snakemake.output.label_free, float_format="%.10g")
+    not_run = [job for job in label_free_planned if tuple(job) not in built]
+    write_table_atomic(scores, out["scores"], float_format="%.10g")
+    write_table_atomic(costs, out["costs"], float_format="%.10g")
+    write_table_atomic(label_free.choices_table(choices, not_run, families), out["label_free"],
+                       float_format="%.10g")

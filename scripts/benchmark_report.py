@@ -1,4 +1,4 @@
-"""Rule crossbench_report: the cross-dataset benchmark's report (issue 27) from its two tables:
+"""Rule benchmark_report: the cross-dataset benchmark's report (issue 27) from its two tables:
 results/{experiment}/summary.md, tables/*.tsv and figures/*.png."""
 from pathlib import Path
 
