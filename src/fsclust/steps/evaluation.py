@@ -1,5 +1,26 @@
-"""The evaluation step: rank a dataset with each method for every seed and cluster the top-m
-features with every clusterer for every m of the sweep."""
+"""The evaluation step (:func:`evaluate`): rank a dataset with each method for every seed and
+cluster the top-m features with every clusterer for every m of the sweep.
+
+What a job writes: one sweep TSV (every method, seed, clusterer and m; :data:`SWEEP_KEYS`, the
+metrics, ``in_grid`` and ``selected_by``) and, per method and seed, ``seed{S}.tsv`` (the
+ranking), ``seed{S}.json`` (its sidecar: run time, iterations, the method's own clustering
+scored against the classes) and, for methods whose arrays later steps read, ``seed{S}.npz``.
+Rankings are written in a temporary directory renamed into place after the sweep TSV is
+written: a killed job leaves neither.
+
+One ranking for every seed: a method with no random choice is fitted once and its ranking
+serves every seed (:class:`_Rankers`), unless each seed draws its own classes.
+
+A time limit (``time_limit_s``): each fit runs in a child process killed at the limit
+(:func:`fsclust.steps.process.within_time_limit`), and a fit that times out, raises or gives a
+degenerate ranking does not fail the job: its status and message go in its sidecar, and its
+sweep rows (a ``status`` column, :data:`FIT_STATUSES`) have empty metrics. A method that
+timed out at one seed is not fitted again at the later ones (recorded "timeout" too). A
+clusterer that raises on one selection does not fail the job either: that row has empty
+metrics, status "failed" and the error in a ``message`` column (there only when some
+clusterer failed). Without a limit, the fits run in the job's process and any error fails
+the job.
+"""
 
 from __future__ import annotations
 
@@ -12,8 +33,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from fsclust.registry import ALL_FEATURES
 from fsclust._io import atomic_dir, write_table_atomic, write_text_atomic
+from fsclust.registry import ALL_FEATURES
 from fsclust.steps.data import load_view
 from fsclust.steps.planning import (_dependency_order, _shares_ranking, method_grid,
                                     method_time_limit, sweep_grid)
@@ -130,70 +151,51 @@ def _all_features_run(d):
 def evaluate(data_path, sweep_path, *, dataset, methods, rankings_dir, seeds, clusterers,
              grid_spec, metrics, baseline=False, nested=False, class_draw=None,
              references=None, time_limit_s=None):
-    """One unit of work: rank ``dataset`` with each of ``methods`` for every seed, and cluster
-    the top-m features with every clusterer for every m of the sweep (and, with ``baseline``,
-    on all features: the papers' "nofs").
+    """One unit of work: rank ``dataset`` with each of ``methods`` at every seed and cluster
+    the top-m features with every clusterer at every m of the sweep; with ``baseline``, on all
+    features too (:data:`fsclust.registry.ALL_FEATURES`). What it writes, which rankings serve
+    every seed and what a time limit changes: the module docstring.
 
     Parameters
     ----------
     data_path, sweep_path : str
-        The prepared ``.npz`` and the job's one sweep TSV (every method, seed, clusterer, m).
-    methods : dict
-        ``{key: spec}`` of the experiment; may be empty (the baseline alone).
+        The prepared ``.npz``; the job's one sweep TSV (every method, seed, clusterer, m).
+    methods, clusterers : dict
+        ``{key: spec}`` of the experiment's methods (may be empty: the baseline alone) and
+        clusterers.
     rankings_dir : str or None
-        Where the rankings go: ``seed{S}.tsv`` (the ranking), ``seed{S}.json`` (its sidecar:
-        run time, iterations, the method's own clustering scored against the classes) and, for
-        methods whose arrays later steps read, ``seed{S}.npz``; in ``rankings_dir/{key}/`` when
-        ``nested`` (one job for all methods of a dataset), else directly (one method).
-    seeds, clusterers, grid_spec, metrics
-        The experiment's repeats, ``{key: spec}`` of clusterers, sweep grid and metrics.
-    baseline : bool
-        Also cluster on all features.
+        Where the rankings go; in ``rankings_dir/{key}/`` when ``nested`` (one job for all
+        methods of a dataset), else directly (one method).
+    seeds, grid_spec, metrics
+        The experiment's repeats, sweep grid and metrics.
     class_draw : int, optional
-        Classes drawn per repeat (each seed sees its own draw; nothing is shared).
-    references : dict
-        ``{key: rankings directory}`` of methods of other jobs that a spec refers to.
+        Classes drawn per repeat (each seed its own draw).
+    references : dict, optional
+        ``{key: rankings directory}`` of other jobs' methods that a spec refers to.
     time_limit_s : float, optional
-        Seconds one fit may take. Given, each fit runs in a child process killed at the limit
-        (:func:`_rank_within`), and a fit that times out, raises or gives a degenerate ranking
-        does not fail the job: its status and message go in its sidecar, and its sweep rows
-        (a ``status`` column, :data:`FIT_STATUSES`) have empty metrics. A method that timed out
-        at one seed is not fitted again at the later ones (recorded "timeout" too). A
-        clusterer that raises on one selection does not fail the job either: that row has
-        empty metrics, status "failed" and the error in a ``message`` column (there only when
-        some clusterer failed). None: the fits run in this process and any error fails the
-        job.
-
-    A method with no random choice is fitted once and its ranking serves every seed, unless
-    each seed draws its own classes. Rankings are written in a temporary directory renamed
-    into place after the sweep TSV is written: a killed job leaves neither.
+        Seconds one fit may take; None: the fits run in this process, any error fails the job.
     """
     order = _dependency_order(methods, grid_spec)
     references = dict(references or {})
+    limited = time_limit_s is not None
     with _rankings_folder(rankings_dir if methods else None) as folder:
         method_dirs = {key: (folder / key if nested else folder) for key in order}
         references.update(method_dirs)  # later methods of this job read earlier ones there
         rankers = _Rankers(methods, order, class_draw, references, time_limit_s)
-        # relabelling clusterers: one fit serves every seed of a ranking that serves every
-        # seed (and of all features); a ranking of one seed alone would only fill memory
-        # (NJW keeps its n x n graph: 19 MB on Isolet)
+        # relabelling clusterers: one fit serves every seed of a ranking shared by all seeds
         fitted = None if class_draw else {}
         frames = []
         for seed, ds in _repeats(data_path, dataset, seeds, class_draw):
             runs = [_record_ranking(ds, dataset, seed, key, methods[key], grid_spec,
                                     rankers.fitted(ds, dataset, seed, key), references,
-                                    method_dirs[key], metrics,
-                                    record_status=time_limit_s is not None) for key in order]
-            if baseline:
-                runs.append(_all_features_run(ds.X.shape[1]))
+                                    method_dirs[key], metrics, record_status=limited)
+                    for key in order]
+            runs += [_all_features_run(ds.X.shape[1])] if baseline else []
             if ds.y is not None and clusterers:  # unlabelled toy sets: rankings only
                 frames += [_sweep_run(ds, dataset, seed, run, clusterers, metrics,
                                       fitted if rankers.recurs(run.key) else None,
-                                      record_failures=time_limit_s is not None)
-                           for run in runs]
-        table = _sweep_table(frames, metrics)
-        if time_limit_s is not None:
-            table["status"] = table["status"].fillna("ok") if "status" in table else "ok"
+                                      record_failures=limited) for run in runs]
+        table = _sweep_table(frames, metrics, with_status=limited)
         write_table_atomic(table, sweep_path, float_format="%.10g")
 
 
@@ -370,11 +372,17 @@ def _sweep_run(ds, dataset, seed, run, clusterers, metrics, fitted=None,
     return result
 
 
-def _sweep_table(frames, metrics):
+def _sweep_table(frames, metrics, with_status=False):
     """The job's sweep TSV: every run's rows, in the fixed column order, then the attributes
-    the clusterers report (:func:`fsclust.steps.sweep.reported_values`), if any."""
+    the clusterers report (:func:`fsclust.steps.sweep.reported_values`), if any; with
+    ``with_status`` (an experiment with a time limit), every row's status (:data:`FIT_STATUSES`,
+    "ok" where nothing said otherwise)."""
     columns = [*SWEEP_KEYS, *metrics, "in_grid", "selected_by"]
     if not frames:
-        return pd.DataFrame(columns=columns)
-    table = pd.concat(frames, ignore_index=True)
-    return table[columns + [c for c in table.columns if c not in columns]]
+        table = pd.DataFrame(columns=columns)
+    else:
+        table = pd.concat(frames, ignore_index=True)
+        table = table[columns + [c for c in table.columns if c not in columns]]
+    if with_status:
+        table["status"] = table["status"].fillna("ok") if "status" in table else "ok"
+    return table
