@@ -1,4 +1,4 @@
-"""Faults: a run killed with SIGKILL resumes with the README's command ("If a run is killed");
+"""Faults: a run killed with SIGKILL resumes with the command of docs/running.md ("If a run is killed");
 a full disk or an output folder that cannot be written is a one-line error naming the path and
 the fix, and leaves no temporary file."""
 
@@ -57,7 +57,7 @@ def _snakemake_cmd(*args):
 
 
 def _recover(work):
-    """The README's recovery command (`snakemake --unlock && snakemake --cores 2
+    """docs/running.md's recovery command (`snakemake --unlock && snakemake --cores 2
     --rerun-incomplete`, with the killed run's --configfile)."""
     unlock = subprocess.run(_snakemake_cmd("--unlock"), cwd=work, capture_output=True, text=True)
     assert unlock.returncode == 0, unlock.stderr[-4000:]
