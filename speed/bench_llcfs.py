@@ -271,7 +271,7 @@ def main():
     parser.add_argument("--datasets", nargs="+", default=None,
                         help="subset of: " + ", ".join(dict.fromkeys(c for c, _ in CASES)))
     parser.add_argument("--out", type=Path,
-                        default=REPO / "results" / "benchmarks" / "llcfs.tsv")
+                        default=REPO / "results" / "speed" / "llcfs.tsv")
     args = parser.parse_args()
     blas = sorted({f"{i['internal_api']} {i.get('version')} ({i.get('architecture')})"
                    for i in threadpool_info() if i["user_api"] == "blas"})

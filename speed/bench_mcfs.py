@@ -130,7 +130,7 @@ def main():
     parser.add_argument("--augmented-repeats", type=int, default=1)
     parser.add_argument("--datasets", nargs="+", default=DATASETS)
     parser.add_argument("--variants", nargs="+", default=VARIANTS, choices=VARIANTS)
-    parser.add_argument("--out", default=str(REPO / "results" / "benchmarks" / "mcfs.tsv"))
+    parser.add_argument("--out", default=str(REPO / "results" / "speed" / "mcfs.tsv"))
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:

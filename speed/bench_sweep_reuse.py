@@ -151,7 +151,7 @@ def main():
     parser.add_argument("--mirror", type=Path, default=Path(
         os.environ.get("FSCLUST_MIRROR", REPO.parent / "shared" / "data")))
     parser.add_argument("--out", type=Path,
-                        default=REPO / "benchmarks" / "results" / "sweep_reuse.tsv")
+                        default=REPO / "speed" / "results" / "sweep_reuse.tsv")
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS))
     args = parser.parse_args()
     timers = Timers()

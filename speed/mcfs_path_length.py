@@ -81,7 +81,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--prepared", default="/work/baseline/data/prepared")
     ap.add_argument("--cardinalities", type=int, nargs="*", default=[50, 300])
-    ap.add_argument("--out", default=str(REPO / "results" / "benchmarks" / "mcfs_path_length.tsv"))
+    ap.add_argument("--out", default=str(REPO / "results" / "speed" / "mcfs_path_length.tsv"))
     args = ap.parse_args(argv)
     rows = []
     with threadpool_limits(1):

@@ -164,7 +164,7 @@ def main(argv=None):
     parser.add_argument("--peer-repeats", type=int, default=7)
     parser.add_argument("--hou-repeats", type=int, default=1)
     parser.add_argument("--no-timing", action="store_true")
-    parser.add_argument("--out", default=str(REPO / "results" / "benchmarks" / "peers_jelsr.tsv"))
+    parser.add_argument("--out", default=str(REPO / "results" / "speed" / "peers_jelsr.tsv"))
     args = parser.parse_args(argv)
     agreement_rows = recipes(args.fsasl)
     print(pd.DataFrame(agreement_rows).to_string(index=False), flush=True)

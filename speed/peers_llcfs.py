@@ -164,7 +164,7 @@ def main():
     table = (stopping if args.mode == "stopping" else fsasl)(args)
     with pd.option_context("display.width", 200, "display.max_columns", None):
         print(table.to_string(index=False))
-    out = Path(args.out or REPO / "results" / "benchmarks" / f"llcfs_{args.mode}.tsv")
+    out = Path(args.out or REPO / "results" / "speed" / f"llcfs_{args.mode}.tsv")
     out.parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(out, sep="\t", index=False)
 

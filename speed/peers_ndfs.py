@@ -231,7 +231,7 @@ def main(argv=None):
     parser.add_argument("--datasets", nargs="+", default=[*DATASETS, "wide"],
                         choices=[*DATASETS, "wide"],
                         help="the timed sets; wide: our time and memory on 200 x 20000")
-    parser.add_argument("--out", default=str(REPO / "results" / "benchmarks" / "peers_ndfs.tsv"))
+    parser.add_argument("--out", default=str(REPO / "results" / "speed" / "peers_ndfs.tsv"))
     args = parser.parse_args(argv)
     pd.set_option("display.width", 200)
     agreement_table, notes = recipes(args.fsasl)

@@ -206,7 +206,7 @@ def main(argv=None):
     parser.add_argument("--peer-repeats", type=int, default=7)
     parser.add_argument("--timeout", type=float, default=900.0,
                         help="seconds for one SOGFS or RUFS reference run; past it, a bound")
-    parser.add_argument("--out", default=str(REPO / "results" / "benchmarks"
+    parser.add_argument("--out", default=str(REPO / "results" / "speed"
                                              / "peers_octave_speed.tsv"))
     args = parser.parse_args(argv)
     # Octave inherits one BLAS thread and, through a pass-through nice, our priority

@@ -127,7 +127,7 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--timeout", type=float, default=300.0)
     parser.add_argument("--no-timing", action="store_true")
-    parser.add_argument("--out", default=str(REPO / "results" / "benchmarks" / "peers_sogfs.tsv"))
+    parser.add_argument("--out", default=str(REPO / "results" / "speed" / "peers_sogfs.tsv"))
     args = parser.parse_args(argv)
     rows = recipes(args.auto)
     print(pd.DataFrame(rows).to_string(index=False), flush=True)

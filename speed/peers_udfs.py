@@ -269,7 +269,7 @@ def main(argv=None):
     parser.add_argument("--datasets", nargs="+", default=[*DATASETS, "wide"],
                         choices=[*DATASETS, "wide"],
                         help="the timed sets; wide: our time and memory on 200 x 20000")
-    parser.add_argument("--out", default=str(REPO / "results" / "benchmarks" / "peers_udfs.tsv"))
+    parser.add_argument("--out", default=str(REPO / "results" / "speed" / "peers_udfs.tsv"))
     args = parser.parse_args(argv)
     pd.set_option("display.width", 200)
     tables = {"agreement": recipes(args.fsasl), "selector bug": selector_bug()}

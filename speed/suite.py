@@ -28,7 +28,7 @@ sides at their own defaults (different graphs and regressions: speed only).
 Writes into ``--out``: ``suite_timings.tsv``, ``suite_exponents.tsv``, ``suite_peers.tsv`` and
 ``suite_loglog_n.png``, ``suite_loglog_d.png``. ``--quick`` runs tiny sizes, one repeat, a few
 methods and no mirrored data (a smoke test: tests/test_speed_suite.py). The Snakemake target
-``benchmarks`` (workflow/rules/speed.smk) runs the full suite.
+``snakemake --cores 1 speed`` (workflow/rules/speed.smk) runs the full suite.
 """
 
 from __future__ import annotations
@@ -560,7 +560,7 @@ def plot(timings, out):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="tiny sizes, smoke test")
-    ap.add_argument("--out", default=str(REPO / "results" / "benchmarks"))
+    ap.add_argument("--out", default=str(REPO / "results" / "speed"))
     ap.add_argument("--repeats", type=int, default=None)
     ap.add_argument("--methods", nargs="*", default=None)
     ap.add_argument("--clusterers", nargs="*", default=None)
