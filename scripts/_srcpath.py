@@ -1,10 +1,17 @@
-"""Make ``src/`` importable when fsclust is not installed (e.g. under ``--sdm conda``), and
-show an output that cannot be written (full disk, read-only folder) as its one-line message.
+"""Make ``src/`` importable when fsclust is not installed (e.g. under ``--sdm conda``), show an
+output that cannot be written (full disk, read-only folder) as its one-line message, and draw
+figures without a display.
 
-Snakemake appends this directory to ``sys.path`` before running a rule script.
+Snakemake appends this directory to ``sys.path`` before running a rule script; every rule script
+imports this module first.
 """
+import os
 import sys
 from pathlib import Path
+
+# jobs run headless (cluster nodes, no display): matplotlib's Agg, chosen before anything imports
+# matplotlib. The package itself chooses no backend (importing it must not change a notebook's)
+os.environ.setdefault("MPLBACKEND", "Agg")
 
 try:
     import fsclust  # noqa: F401

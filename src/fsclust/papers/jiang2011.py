@@ -15,10 +15,7 @@ each curve is in the note.
 
 from __future__ import annotations
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 

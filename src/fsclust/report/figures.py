@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import itertools
 
+# no backend is chosen here: importing fsclust must leave a notebook's backend alone. Without
+# a display matplotlib falls back to Agg by itself; the workflow's scripts ask for Agg
+# (scripts/_srcpath.py)
 import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
 
-matplotlib.use("Agg")  # headless: the workflow runs on clusters without a display
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-from fsclust._io import atomic_path  # noqa: E402
-from fsclust.registry import ALL_FEATURES  # noqa: E402
+from fsclust._io import atomic_path
+from fsclust.registry import ALL_FEATURES
 
 METRIC_LABELS = {"acc": "ACC", "nmi": "NMI", "nmi_arithmetic": "NMI (arithmetic)",
                  "nmi_max": "NMI (max)", "ari": "ARI"}
@@ -45,8 +46,9 @@ def save_figure(fig, path, vector=False, *, formats=None):
         raise ValueError(f"cannot write figures as {unknown}: formats are {sorted(SAVE_OPTIONS)}")
     for fmt in formats:
         target = path if fmt == "png" else Path(path).with_suffix(f".{fmt}")
-        with atomic_path(target, suffix=f".{fmt}") as tmp:
-            plt.rcParams["svg.hashsalt"] = "fsclust"
+        # the salt fixes the SVG's ids; set only while saving, the caller's rcParams untouched
+        with atomic_path(target, suffix=f".{fmt}") as tmp, \
+                matplotlib.rc_context({"svg.hashsalt": "fsclust"}):
             fig.savefig(tmp, format=fmt, **SAVE_OPTIONS[fmt])
     plt.close(fig)
 
