@@ -1,7 +1,43 @@
+"""Shared fixtures, and the two test tiers.
+
+``python -m pytest`` runs the fast tier: every test not marked ``slow``. ``python -m pytest
+--all`` runs both tiers, and an explicit ``-m`` expression selects by marker as usual
+(``-m slow``: the slow tier alone). A test is slow when it runs the real workflow (marker
+``workflow``, which implies ``slow``), starts Snakemake or another interpreter per case, drives
+the browser, runs the BLAS-kernel matrix, prepares the whole mirror or reproduces a paper.
+"""
+
 import os
 from pathlib import Path
+
 import pytest
 from _mirror import HAS_MIRROR, MIRROR, SKIP_REASON
+
+_ALL_HELP = ("run the slow tier too (tests marked slow: real workflow runs, Snakemake "
+             "subprocesses, the browser, the BLAS-kernel matrix, mirror-wide preparation, "
+             "paper reproductions)")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--all", action="store_true", default=False, help=_ALL_HELP)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.get_closest_marker("workflow"):
+            item.add_marker(pytest.mark.slow)
+    if config.getoption("--all") or config.getoption("markexpr"):
+        return
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if not item.get_closest_marker("slow")]
+
+
+def pytest_report_header(config):
+    if not (config.getoption("--all") or config.getoption("markexpr")):
+        return "fast tier: tests marked slow are deselected; --all runs them too"
+    return None
 
 
 @pytest.fixture

@@ -215,6 +215,7 @@ def _digests(folder):
             for p in sorted(Path(folder).rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow  # three whole reports, one in a subprocess
 def test_report_is_byte_identical_twice_shuffled_and_under_another_hash_seed(small_tables,
                                                                             tmp_path):
     scores, costs = small_tables

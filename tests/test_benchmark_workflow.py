@@ -23,6 +23,9 @@ from _mirror import MIRROR, needs_mirror
 from _workflow import REPO, copy_workflow
 from test_hpc import PROFILE, _jobs, needs_slurm_plugin
 
+# the slow tier: its module fixture runs benchmark-small for real
+pytestmark = pytest.mark.slow
+
 CONFIG = REPO / "config/experiments/benchmark.yaml"
 CLUSTERERS = {"kmeans": {"method": "kmeans", "params": {"n_init": 2}}}
 GRID = [{"fraction": 0.25}, {"fraction": 0.5}]

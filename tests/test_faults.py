@@ -299,6 +299,7 @@ def test_other_errors_pass_unchanged_and_leave_no_temp_file(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow  # a Snakemake subprocess
 def test_a_file_where_the_results_folder_should_be_is_a_one_line_error(tmp_path):
     import subprocess
     import sys

@@ -102,6 +102,7 @@ def slurm_dry_runs(tmp_path_factory):
 
 
 @needs_slurm_plugin
+@pytest.mark.slow  # Snakemake dry runs in a subprocess
 def test_dry_run_requests_each_rules_memory_and_runtime_and_no_partition(slurm_dry_runs):
     jobs = slurm_dry_runs["attempt1"]
     rules = {rule for rule, _ in jobs}
@@ -121,6 +122,7 @@ def test_dry_run_requests_each_rules_memory_and_runtime_and_no_partition(slurm_d
 
 
 @needs_slurm_plugin
+@pytest.mark.slow  # Snakemake dry runs in a subprocess
 def test_memory_request_doubles_at_the_second_attempt_and_runtime_stays(slurm_dry_runs):
     first, second = slurm_dry_runs["attempt1"], slurm_dry_runs["attempt2"]
     assert first.keys() == second.keys()
@@ -140,6 +142,7 @@ def test_memory_request_doubles_at_the_second_attempt_and_runtime_stays(slurm_dr
 
 
 @needs_slurm_plugin
+@pytest.mark.slow  # Snakemake dry runs in a subprocess
 def test_no_job_asks_for_snakemakes_50_gb_disk_default(slurm_dry_runs):
     # Snakemake's default disk request is 50 GB for a job without input files (a dataset built
     # into the package); "<TBD>" is a request computed once the inputs exist. Local rules (the
@@ -201,6 +204,7 @@ def locality(tmp_path_factory):
 
 @needs_slurm_plugin
 @pytest.mark.parametrize("rule", LOCAL_RULES)
+@pytest.mark.slow  # Snakemake dry runs in a subprocess
 def test_download_and_tables_and_figures_are_not_submitted(locality, rule):
     is_local, group = locality[rule]
     if not is_local and group is not None:
@@ -213,6 +217,7 @@ def test_download_and_tables_and_figures_are_not_submitted(locality, rule):
 
 @needs_slurm_plugin
 @pytest.mark.parametrize("rule", SUBMITTED_RULES)
+@pytest.mark.slow  # Snakemake dry runs in a subprocess
 def test_compute_rules_are_submitted(locality, rule):
     assert locality[rule][0] is False
 

@@ -216,6 +216,7 @@ def test_informative_features_rank_ahead_of_the_noise_at_the_defaults():
         assert ranks[:5].mean() < ranks[5:].mean()
 
 
+@pytest.mark.slow  # the full width of a mirrored set
 def test_wide_data_runs():
     # d = 2000 > n = 200: n x n eigenproblem, push-through ridge; no degenerate start
     X = blobs_with_noise(1995)

@@ -22,6 +22,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+# the slow tier: a paper's claims tested on the mirror's real data
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 
 #: The figures' sweep: the experiment's m.

@@ -17,6 +17,9 @@ from fsclust.rankers.kpkmeans import (
     KPKMeans, kpkmeans_gradient, kpkmeans_objective, printed_energy_ratio_gradient,
 )
 
+# the slow tier: a paper's claims tested on the mirror's real data
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -21,6 +21,9 @@ import pytest
 from fsclust.registry import (CLUSTERERS, RANKERS, make_clusterer, make_ranker,
                               small_test_params)
 
+# the slow tier: every test here runs the BLAS-kernel and thread-count matrix in subprocesses
+pytestmark = pytest.mark.slow
+
 #: ``(OPENBLAS_CORETYPE, threads)``: two kernel sets (neither is this CPU's own choice, so that
 #: the test runs the same on every machine) under one and two threads.
 CONFIGURATIONS = [("Haswell", 1), ("Haswell", 2), ("SandyBridge", 1), ("SandyBridge", 2)]

@@ -9,6 +9,9 @@ import pytest
 from _mirror import MIRROR, needs_mirror
 from fsclust.datasets import get_entry, load_catalog, prepare
 
+# the slow tier: a paper's claims tested on the mirror's real data
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[1]
 
 # Maldonado et al. 2015, Table 2: (#examples, #variables, #classes)

@@ -176,6 +176,7 @@ def test_informative_features_rank_ahead_of_the_noise_from_every_start():
         assert ranks[:5].mean() < ranks[5:].mean()
 
 
+@pytest.mark.slow  # the full width of a mirrored set
 def test_wide_data_runs():
     X = blobs_with_noise(1995)
     # its time is the benchmark suite's (speed/suite.py), not a unit test's

@@ -136,6 +136,7 @@ def test_paper_target_runs_end_to_end(tmp_path, mirror):
 
 @pytest.mark.parametrize(("dataset", "best_acc"), [("skfeature-orlraws10p", 0.45),
                                                    ("skfeature-tox-171", 0.30)])
+@pytest.mark.slow  # the paper's data
 def test_unnormalized_spectral_clustering_isolates_samples_at_every_bandwidth(dataset, best_acc):
     """Why the paper's Fig. 2 (USC, L) cannot be reproduced: on all features, for every
     bandwidth from 1/16 to 64 times the experiment's t = 2 median(d)^2, USC puts most samples

@@ -407,6 +407,7 @@ def _dry_run(work, target, mirror):
     return proc.stdout + proc.stderr
 
 
+@pytest.mark.slow  # a Snakemake subprocess
 def test_dry_run_of_zeng2009_plans_the_stopping_experiment_and_small_does_not(tmp_path,
                                                                               mirror):
     work = copy_workflow(tmp_path)
@@ -418,6 +419,7 @@ def test_dry_run_of_zeng2009_plans_the_stopping_experiment_and_small_does_not(tm
     assert "zeng2009-stopping" not in small
 
 
+@pytest.mark.slow  # the paper's data
 def test_usps_0v8_llcfs_at_k30_stops_on_a_graph_split_off_a_few_samples():
     """Why LLC-fs scores 0.683 on USPS 0 vs 8 at the paper's k = 30 (Table 2) and is not flat in
     k (Fig. 3a): after the first tau update the mutual 30-nearest-neighbour graph falls into two

@@ -107,6 +107,7 @@ def test_written_atomically_as_json(prepared, tmp_path):
     assert [p.name for p in out.parent.iterdir()] == ["provenance.json"]
 
 
+@pytest.mark.slow  # a Snakemake subprocess
 def test_dry_run_of_the_quick_target_lists_the_provenance_job(tmp_path):
     work = tmp_path / "wf"
     work.mkdir()

@@ -138,6 +138,7 @@ def test_synthetic_recovery_at_the_defaults():
 
 
 @pytest.mark.parametrize("init_D", ["identity", "diag_M"])
+@pytest.mark.slow  # the full width of a mirrored set
 def test_wide_data_runs_and_reports_its_start(init_D):
     # d = 2000 > n = 200: the factored route; only solver-independent properties are checked
     X = blobs_with_noise(1995)

@@ -12,6 +12,9 @@ from fsclust.papers import zeng2008
 
 from _mirror import MIRROR, needs_mirror  # noqa: E402
 
+# the slow tier: a paper's claims tested on the mirror's real data
+pytestmark = pytest.mark.slow
+
 
 def _prepared(dataset_id):
     entry = get_entry(load_catalog(), dataset_id)

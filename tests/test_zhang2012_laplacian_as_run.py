@@ -22,6 +22,9 @@ from fsclust.steps.seeds import derive_seed
 
 from _mirror import MIRROR, needs_mirror  # noqa: I001
 
+# the slow tier: a paper's claims tested on the mirror's real data
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 GENE_SETS = {"desouto-armstrong-2002-v2": "armstrong-2002-v2",
              "desouto-nutt-2003-v1": "nutt-2003-v1", "desouto-tomlins-2006": "tomlins-2006",
