@@ -26,6 +26,9 @@ log = logging.getLogger(__name__)
 #: The ranker names of the baselines in the scores table (``random`` is the registry's
 #: control ranker; :data:`fsclust.registry.ALL_FEATURES` clusters every feature).
 RANDOM = "random"
+#: The all-features control draws its clusterings from the stream of its former name, "all"
+#: (renamed to :data:`fsclust.registry.ALL_FEATURES` in issue 38): the same partitions.
+_SEED_KEYS = {ALL_FEATURES: "all"}
 #: The settings of a ``selection`` config block that :func:`select_and_score` takes.
 SETTINGS = ("n_resamples", "subsample", "seed", "n_features_grid", "n_clusters_range",
             "null_reference", "metrics")
@@ -129,7 +132,7 @@ def select_and_score(X, y, *, dataset, method, method_params=None, n_resamples=3
     frames = []
     for ranker, params, ranker_grid in ((method, method_params, grid), (RANDOM, None, grid),
                                         (ALL_FEATURES, None, [X.shape[1]])):
-        seed_r = derive_seed(seed, dataset, ranker, "score")
+        seed_r = derive_seed(seed, dataset, _SEED_KEYS.get(ranker, ranker), "score")
         if ranker == ALL_FEATURES:
             rows = [_score_subset(X, y, np.arange(X.shape[1]), k, seed=seed_r, **common)
                     for k in ks]
