@@ -18,6 +18,24 @@ _ALL_HELP = ("run the slow tier too (tests marked slow: real workflow runs, Snak
              "paper reproductions)")
 
 
+#: BLAS and OpenMP pools, one thread each in the test workers
+_ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def pytest_configure(config):
+    # Under pytest-xdist the workers are one process per core: one BLAS thread each, else each
+    # worker's BLAS threads (OpenBLAS spins while it waits) fight the other's for the cores.
+    # The controller sets it before it starts the workers (their BLAS reads it when loaded);
+    # a worker also limits what is loaded already.
+    if getattr(config.option, "numprocesses", None) and not os.environ.get("PYTEST_XDIST_WORKER"):
+        for name in _ONE_THREAD:
+            os.environ.setdefault(name, "1")
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        from threadpoolctl import threadpool_limits
+
+        config._fsclust_blas_limit = threadpool_limits(limits=1)
+
+
 def pytest_addoption(parser):
     parser.addoption("--all", action="store_true", default=False, help=_ALL_HELP)
 

@@ -119,7 +119,8 @@ def test_batched_signed_rank_tests_equal_one_call_per_comparison():
     # 6 and 10 pairs: scipy's exhaustive permutations for rows with ties or zeros (up to 13
     # pairs; 10 costs a quarter of 12's 2^12 sign flips), 24: its normal approximation
     for n in (6, 10, 24):
-        d = np.round(rng.normal(0.01, 0.05, (30, n)), 2)  # rounded: zeros and ties
+        # 12 comparisons of each size: rounded, so some with zeros and ties, some without
+        d = np.round(rng.normal(0.01, 0.05, (12, n)), 2)
         d[0] = 0.0
         d[1] = rng.normal(size=n)
         statistic, p = signed_rank_tests(d)
@@ -187,6 +188,7 @@ def small_tables():
     return scores, _costs(scores)
 
 
+@pytest.mark.slow  # a whole report
 def test_summary_names_the_best_method_of_each_family(small_tables, tmp_path):
     scores, costs = small_tables
     write_benchmark_report(scores, costs, tmp_path, metrics=("acc",))
@@ -242,6 +244,7 @@ def test_report_is_byte_identical_twice_shuffled_and_under_another_hash_seed(sma
     assert _digests(tmp_path / "a") == _digests(tmp_path / "c")
 
 
+@pytest.mark.slow  # a whole report
 def test_the_scores_table_has_one_row_per_cell_and_keeps_failures(tmp_path):
     scores = _scores(n_image=2, n_expression=2, m_rules=("1%", "10%"))
     hit = (scores["method"] == "mid") & (scores["dataset"] == "e01")

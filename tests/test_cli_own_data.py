@@ -365,17 +365,19 @@ def test_preprocessing_is_recorded_and_raw_counts_are_warned_of(tmp_path):
 
 
 def test_quiet_verbose_and_progress(samples_in_rows, tmp_path, monkeypatch):
-    code, _, err = _select(samples_in_rows, tmp_path / "q", "--quiet")
+    # K given: the messages are the subject here, not the search for K (10 times the fits)
+    k = ("--n-clusters", "3")
+    code, _, err = _select(samples_in_rows, tmp_path / "q", "--quiet", *k)
     assert code == 0 and err == ""
-    code, _, err = _select(samples_in_rows, tmp_path / "v", "--verbose")
+    code, _, err = _select(samples_in_rows, tmp_path / "v", "--verbose", *k)
     assert code == 0
     assert "laplacian: fitting 4 subsamples..." in err
     assert re.search(r"laplacian: done in \d+\.\d s", err)
     monkeypatch.setattr(cli, "_PROGRESS_AFTER", 600.0)  # a short fit (the machine may be busy)
-    code, _, err = _select(samples_in_rows, tmp_path / "n")
+    code, _, err = _select(samples_in_rows, tmp_path / "n", *k)
     assert code == 0 and "fitting" not in err  # stays quiet
     monkeypatch.setattr(cli, "_PROGRESS_AFTER", 0.0)  # as if the fit were long
-    code, _, err = _select(samples_in_rows, tmp_path / "long")
+    code, _, err = _select(samples_in_rows, tmp_path / "long", *k)
     assert code == 0 and "laplacian: fitting 4 subsamples..." in err and "done in" in err
 
 
@@ -394,6 +396,7 @@ def _readme_commands():
     return [shlex.split(line) for line in block.splitlines() if line.startswith("fsclust ")]
 
 
+@pytest.mark.slow  # the README's commands end to end
 def test_the_readme_own_data_commands_run(tmp_path, monkeypatch):
     commands = _readme_commands()
     assert len(commands) >= 3

@@ -11,6 +11,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 # runs in the fresh interpreter; argv[1]: where it writes what it found (its own stdout and
 # stderr must stay empty)
 CHILD = r"""
@@ -90,6 +92,7 @@ with open(sys.argv[1], "w") as f:
 """
 
 
+@pytest.mark.slow  # a new interpreter importing every module
 def test_importing_every_module_keeps_the_backend_and_rcparams_and_prints_nothing(tmp_path):
     found = tmp_path / "found.json"
     env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}

@@ -20,6 +20,7 @@ def _modules_after(code):
     return set(json.loads(out.stdout.splitlines()[-1]))
 
 
+@pytest.mark.slow  # a new interpreter
 def test_selecting_with_one_method_imports_no_other_method_nor_the_data_catalog():
     loaded = _modules_after(
         "import numpy as np, fsclust.api\n"

@@ -92,6 +92,7 @@ def runs(tmp_path_factory, llc_fits):
     return X, y, zeng2009.grid_runs(llc, llcfs, ["toy"])
 
 
+@pytest.mark.slow  # the paper's grid run by the evaluate step
 def test_grid_has_every_point_run_and_method(runs):
     _, _, table = runs
     # 2 k x 2 lambda x 2 methods x 3 runs
@@ -104,6 +105,7 @@ def test_grid_has_every_point_run_and_method(runs):
     assert keys == sorted(keys)
 
 
+@pytest.mark.slow  # the paper's grid run by the evaluate step
 def test_grid_llcfs_is_the_experiments_llcfs_run_for_run(runs):
     """The grid's points draw each run's k-means from the stream of the experiment's LLC-fs
     method (seed_key), so its point at the experiment's (k, lambda) repeats its runs."""
@@ -119,6 +121,7 @@ def test_grid_llcfs_is_the_experiments_llcfs_run_for_run(runs):
         assert row["trace"] == direct.objective_history_[-1]
 
 
+@pytest.mark.slow  # the paper's grid run by the evaluate step
 def test_grid_llc_is_llc_fitted_with_each_runs_stream_and_fitted_once_per_point(runs,
                                                                                   llc_fits):
     """Every point of LLC's clusterer grid draws the stream of the clusterer key llc
@@ -154,6 +157,7 @@ def test_an_impossible_k_in_llcs_grid_fails_the_evaluate_step(tmp_path):
                        grid_spec="all", metrics=["acc"], baseline=True)
 
 
+@pytest.mark.slow  # the paper's grid run by the evaluate step
 def test_grid_summary_and_table2_pick_llcs_best_point_and_mark_it(runs):
     _, _, table = runs
     summary = zeng2009.grid_summary(table)
@@ -267,6 +271,7 @@ def test_claims_by_rule_has_one_row_per_claim_and_a_holds_column_per_rule():
     assert (wide["claim"] != "").all()
 
 
+@pytest.mark.slow  # the paper's grid run by the evaluate step
 def test_sensitivity_slices_hold_the_other_parameter_at_the_default(runs):
     _, _, table = runs
     summary = zeng2009.grid_summary(table)

@@ -121,6 +121,7 @@ def _old_table2(data_paths, rankings, methods, seeds):
     return runs, zhang2012.table2_summary(runs, METRICS)
 
 
+@pytest.mark.slow  # the paper's experiment run by the evaluate step
 def test_table2_from_the_sweep_equals_the_computation_before_the_port(run):
     sweeps = pd.concat([pd.read_csv(p, sep="\t") for p in run["sweeps"]], ignore_index=True)
     trials = zhang2012.informative_rows(sweeps, list(METHODS), "kmeans", METRICS)
@@ -168,6 +169,7 @@ def test_an_empty_informative_subset_counts_zero_features_and_no_metric():
         zhang2012.informative_rows(pd.DataFrame(rows), ["laplacian"], "kmeans", METRICS)
 
 
+@pytest.mark.slow  # the paper's experiment run by the evaluate step
 def test_table2_step_writes_the_tables_and_figures(run, tmp_path):
     summary = tmp_path / "summary.tsv"
     steps.aggregate(run["sweeps"], METRICS, {"sweeps": tmp_path / "sweeps.tsv",
@@ -190,6 +192,7 @@ def test_table2_step_writes_the_tables_and_figures(run, tmp_path):
     assert outputs["fig1"].stat().st_size > 0 and outputs["fig2"].stat().st_size > 0
 
 
+@pytest.mark.slow  # the paper's experiment run by the evaluate step
 def test_frcm_keeps_its_own_ensemble_and_consensus_matrix(run):
     """The arrays FRMV reads are FRCM's own, bit for bit (refitted here only to check that)."""
     dataset = "tiny-a"
@@ -266,6 +269,7 @@ def _old_figure3(X, y, dataset, seed, methods):
     return out
 
 
+@pytest.mark.slow  # the paper's experiment run by the evaluate step
 def test_figure3_from_the_consensus_sweeps_equals_the_computation_before_the_port(run,
                                                                                   consensus_run):
     sweeps = pd.concat([pd.read_csv(p, sep="\t") for p in consensus_run["sweeps"]],
@@ -284,6 +288,7 @@ def test_figure3_from_the_consensus_sweeps_equals_the_computation_before_the_por
             np.testing.assert_allclose(got.iloc[0], old[key], rtol=1e-9)
 
 
+@pytest.mark.slow  # the paper's experiment run by the evaluate step
 def test_figure3_rows_are_frcm_then_each_k_in_the_figures_order(consensus_run):
     sweeps = pd.concat([pd.read_csv(p, sep="\t") for p in consensus_run["sweeps"]],
                        ignore_index=True)
@@ -297,6 +302,7 @@ def test_figure3_rows_are_frcm_then_each_k_in_the_figures_order(consensus_run):
         zhang2012.consensus_rows(sweeps[sweeps["method"] != "frcm"], consensus_run["methods"])
 
 
+@pytest.mark.slow  # the paper's experiment run by the evaluate step
 def test_figures34_step_tabulates_the_sweeps_and_rankings(run, consensus_run, tmp_path):
     datasets = list(run["data"])
     rankings = {ds: {seed: str(Path(run["rankings"][ds, "frcm"]) / f"seed{seed}.tsv")

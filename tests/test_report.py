@@ -111,6 +111,7 @@ def test_report_imports_nothing_above_metrics():
                     assert not alias.name.startswith("fsclust") or alias.name.startswith(allowed)
 
 
+@pytest.mark.slow  # renders the figure
 def test_sweep_figure_has_an_identical_svg_beside_its_png_and_fixed_metric_ranges(tmp_path,
                                                                                   monkeypatch):
     import matplotlib.pyplot as plt

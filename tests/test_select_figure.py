@@ -71,6 +71,7 @@ def figure():
         plt.close(fig)
 
 
+@pytest.mark.slow  # renders the whole figure
 def test_writes_a_valid_png_and_svg_and_nothing_else(tmp_path):
     paths = plot_selection_summary(fake_result(), tmp_path / "summary")
     assert paths == [tmp_path / "summary.png", tmp_path / "summary.svg"]
@@ -82,6 +83,7 @@ def test_writes_a_valid_png_and_svg_and_nothing_else(tmp_path):
     assert ET.parse(paths[1]).getroot().tag.endswith("svg")
 
 
+@pytest.mark.slow  # renders the whole figure
 def test_formats_choose_the_files(tmp_path):
     plot_selection_summary(fake_result(), tmp_path / "only", formats=("svg",))
     assert [p.name for p in tmp_path.iterdir()] == ["only.svg"]
@@ -89,6 +91,7 @@ def test_formats_choose_the_files(tmp_path):
         plot_selection_summary(fake_result(), tmp_path / "bad", formats=("png", "bmp"))
 
 
+@pytest.mark.slow  # draws the figure twice
 def test_same_input_same_bytes(tmp_path):
     for stem in ("first", "second"):
         plot_selection_summary(fake_result(), tmp_path / stem)
@@ -137,6 +140,7 @@ def test_no_search_when_m_and_k_were_given(figure):
     assert not fig.axes[0].lines  # no curve
 
 
+@pytest.mark.slow  # renders the whole figure
 def test_one_feature_two_clusters_no_labels(tmp_path):
     result = fake_result(k=2, m=1, labelled=False)
     paths = plot_selection_summary(result, tmp_path / "one")
@@ -226,6 +230,7 @@ def test_labels_of_another_matrix_are_refused():
         selection_summary_figure(result)
 
 
+@pytest.mark.slow  # renders the whole figure
 def test_a_fitted_selector_on_iris_draws(tmp_path):
     # the real criteria_ table (every criterion, NaN where undefined) rather than a fake one
     from sklearn.datasets import load_iris

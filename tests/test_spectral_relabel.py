@@ -61,6 +61,7 @@ def test_only_the_rbf_graph_relabels():
 NJW = {"njw": {"method": "njw", "params": {"n_init": 1}}}
 
 
+@pytest.mark.slow  # a whole sweep, twice
 def test_a_sweep_that_relabels_gives_the_partitions_of_one_that_refits():
     X, y = _digits()
     rng = np.random.default_rng(0)
@@ -105,6 +106,7 @@ def _evaluate(data, out, time_limit_s=None):
 
 
 @pytest.mark.parametrize("time_limit_s", [None, 30])
+@pytest.mark.slow  # the evaluate step end to end, twice
 def test_the_evaluate_step_writes_the_same_bytes_relabelling_or_refitting(
         digits_file, tmp_path, monkeypatch, time_limit_s):
     fit, calls = SpectralClustering.fit, []

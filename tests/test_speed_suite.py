@@ -19,6 +19,7 @@ def suite():
     return module
 
 
+@pytest.mark.slow  # runs the speed suite
 def test_quick_run_writes_every_table_and_plot(suite, tmp_path):
     timings, exponents, _ = suite.main(["--quick", "--out", str(tmp_path), "--methods",
                                         "variance", "laplacian", "uff", "--clusterers",
