@@ -44,6 +44,10 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("workflow"):
             item.add_marker(pytest.mark.slow)
+        if item.get_closest_marker("slow"):
+            # a slow module's tests in one worker (--dist loadgroup): its module-scoped
+            # fixtures (a workflow run, the BLAS matrix) are built once, not once per worker
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
     if config.getoption("--all") or config.getoption("markexpr"):
         return
     slow = [item for item in items if item.get_closest_marker("slow")]

@@ -23,9 +23,6 @@ from _mirror import MIRROR, needs_mirror
 from _workflow import REPO, copy_workflow
 from test_hpc import PROFILE, _jobs, needs_slurm_plugin
 
-# the slow tier: its module fixture runs benchmark-small for real
-pytestmark = pytest.mark.slow
-
 CONFIG = REPO / "config/experiments/benchmark.yaml"
 CLUSTERERS = {"kmeans": {"method": "kmeans", "params": {"n_init": 2}}}
 GRID = [{"fraction": 0.25}, {"fraction": 0.5}]
@@ -450,6 +447,7 @@ def _slurm_dry_run(work, *config):
 
 @needs_slurm_plugin
 @needs_mirror
+@pytest.mark.slow  # a Snakemake dry run in a subprocess
 def test_slurm_dry_run_plans_every_label_free_job_with_its_resources(tmp_path):
     from fsclust.studies.benchmark import label_free as label_free
 
