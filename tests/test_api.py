@@ -165,6 +165,7 @@ def test_a_list_of_one_method_is_a_multiselection_and_all_is_the_methods(blobs):
     assert api.resolve_methods("all") == method_names_by_role("method")
 
 
+@pytest.mark.slow  # worker processes; the fast tier checks n_jobs in test_selection
 def test_results_do_not_depend_on_n_jobs(unlabelled, blobs):
     one = unlabelled  # n_jobs=None: one job
     two = api.select(blobs.X, "laplacian", n_jobs=2, **FAST)
