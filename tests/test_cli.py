@@ -267,6 +267,7 @@ def test_constant_columns_are_ranked_last_with_a_finite_score(method, tmp_path, 
 
 
 @pytest.mark.parametrize("command", ["datasets", "methods"])
+@pytest.mark.slow  # a new interpreter per case (the in-process CLI tests are fast)
 def test_closed_pipe_ends_quietly(command):
     # The reader is gone before the CLI writes a byte, as in `fsclust methods | head -0`.
     proc = subprocess.Popen([sys.executable, "-m", "fsclust.cli", command],
@@ -277,6 +278,7 @@ def test_closed_pipe_ends_quietly(command):
     assert "Traceback" not in err and "Exception ignored" not in err and "BrokenPipe" not in err
 
 
+@pytest.mark.slow  # a new interpreter per case (the in-process CLI tests are fast)
 def test_error_from_the_real_entry_point_has_no_traceback(tmp_path):
     out = tmp_path / "out.tsv"
     res = subprocess.run([sys.executable, "-m", "fsclust.cli", "rank", "--method", "laplacian",
@@ -288,6 +290,7 @@ def test_error_from_the_real_entry_point_has_no_traceback(tmp_path):
     assert not out.exists()
 
 
+@pytest.mark.slow  # a new interpreter per case (the in-process CLI tests are fast)
 def test_version_and_methods_from_the_installed_entry_point():
     out = subprocess.run([sys.executable, "-m", "fsclust.cli", "--version"], capture_output=True,
                          text=True, check=True)
