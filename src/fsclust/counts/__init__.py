@@ -1,9 +1,13 @@
 """Single-cell count matrices, kept sparse (CSR).
 
+- :func:`preprocess_counts` filters genes, normalises each cell's total, takes ``log1p`` and
+  optionally keeps scanpy's ``seurat_v3`` highly variable genes (:func:`filter_genes`,
+  :func:`normalize_total`, :func:`log1p`, :func:`normalize_log1p`, named after scanpy's);
 - :func:`synthetic_counts` and :func:`write_synthetic_h5ad` draw counts with planted cell
   types and marker genes, in memory proportional to the non-zeros.
 
-No function builds a dense cells x genes array. Importing this package imports none of its
+No function builds a dense cells x genes array. scanpy (``pip install 'fsclust[singlecell]'``)
+is imported only by the functions that need it; importing this package imports none of its
 modules (the names are imported on first use, :mod:`fsclust._lazy`).
 """
 
@@ -11,6 +15,11 @@ from fsclust._lazy import lazy_exports
 
 # public name -> the module that defines it
 _EXPORTS = {
+    "filter_genes": "preprocess",
+    "log1p": "preprocess",
+    "normalize_log1p": "preprocess",
+    "normalize_total": "preprocess",
+    "preprocess_counts": "preprocess",
     "synthetic_counts": "synthetic",
     "write_synthetic_h5ad": "synthetic",
 }
