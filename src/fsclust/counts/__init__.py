@@ -1,5 +1,8 @@
-"""Single-cell count matrices, kept sparse (CSR).
+"""Single-cell count matrices, kept sparse (CSR) from the file to the ranker's input.
 
+- :func:`read_counts` reads a ``.h5ad``, a 10x folder or ``.h5``, or a Matrix Market file
+  into an AnnData whose ``X`` is a float32 CSR matrix of counts, and refuses bad input in one
+  line naming the fix (:func:`check_counts` is its check of the values);
 - :func:`preprocess_counts` filters genes, normalises each cell's total, takes ``log1p`` and
   optionally keeps scanpy's ``seurat_v3`` highly variable genes (:func:`filter_genes`,
   :func:`normalize_total`, :func:`log1p`, :func:`normalize_log1p`, named after scanpy's);
@@ -15,6 +18,8 @@ from fsclust._lazy import lazy_exports
 
 # public name -> the module that defines it
 _EXPORTS = {
+    "check_counts": "read",
+    "read_counts": "read",
     "filter_genes": "preprocess",
     "log1p": "preprocess",
     "normalize_log1p": "preprocess",
