@@ -24,7 +24,7 @@ PACKAGE = ROOT / "src" / "fsclust"
 #: Top-level module or package -> its layer (a module may import layers <= its own).
 LAYERS = {
     "_io": 0, "_lazy": 0, "graphs": 0, "metrics": 0, "registry": 0, "ranking": 0,
-    "datasets": 1, "report": 1,
+    "datasets": 1, "report": 1, "counts": 1,
     "cluster": 2,
     "rankers": 3,
     "selection": 4,

@@ -7,6 +7,7 @@ import warnings
 from numbers import Integral
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import Tags, check_random_state, get_tags
@@ -16,7 +17,13 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 __all__ = ["FeatureRanker", "IntInterval", "RankerTags", "constant_features", "mean_plus_std_rule",
            "nested_selection", "ranking_from_scores", "ranks_from_order", "selected_features",
            "tied_cuts", "TIE_RTOL", "distinct_features", "tie_scale", "all_scores_tied",
-           "tied_features", "status_warnings"]
+           "tied_features", "status_warnings", "sparse_input", "size_bounds", "DENSIFY_MAX_ENTRIES",
+           "SizeBoundError"]
+
+#: A scipy.sparse input to a ranker that works on dense arrays is densified up to this many
+#: entries (2^27 float64: 1 GiB); above it the ranker refuses and names the ones that keep
+#: sparse input sparse.
+DENSIFY_MAX_ENTRIES = 2**27
 
 
 class IntInterval(Interval):
@@ -48,15 +55,94 @@ class RankerTags:
         True: the ``m`` selected features are ``feature_order_[:m]``, so the subsets for
         increasing ``m`` are nested. False: the ranker chooses each size's subset itself,
         with ``subset(m)`` (FSFS: one run per size).
+    sparse_input : bool, default=False
+        True: ``fit`` takes a scipy.sparse matrix and keeps it sparse (CSR, float32 or
+        float64) from input to scores. False: a sparse input is densified up to
+        :data:`DENSIFY_MAX_ENTRIES` entries and refused above.
+    max_samples : int or None, default=None
+        The largest number of samples the method handles: it builds ``n x n`` arrays (or its
+        time grows with ``n^2`` or faster). None: memory linear in ``n``. Above it ``fit``
+        refuses in one line (:class:`SizeBoundError`) and names the methods that scale.
+    max_features : int or None, default=None
+        The same for ``d x d`` arrays.
     """
 
     nested_selection: bool = True
+    sparse_input: bool = False
+    max_samples: int | None = None
+    max_features: int | None = None
 
 
 @dataclasses.dataclass(slots=True)
 class _FSClustTags(Tags):
     # scikit-learn's Tags has slots, so our tags ride on a subclass instead of an attribute
     ranker_tags: RankerTags = dataclasses.field(default_factory=RankerTags)
+
+
+class SizeBoundError(ValueError):
+    """A ranker asked to fit data beyond its declared size bound (:class:`RankerTags`)."""
+
+
+def sparse_input(ranker):
+    """Whether ``ranker`` keeps a scipy.sparse input sparse (:class:`RankerTags`).
+
+    Examples
+    --------
+    >>> from fsclust.rankers import LaplacianScore, UDFS
+    >>> sparse_input(LaplacianScore()), sparse_input(UDFS())
+    (True, False)
+    """
+    return get_tags(ranker).ranker_tags.sparse_input
+
+
+def size_bounds(ranker):
+    """``(max_samples, max_features)`` of ``ranker`` (None: no bound), :class:`RankerTags`.
+
+    Examples
+    --------
+    >>> from fsclust.rankers import VarianceScore
+    >>> size_bounds(VarianceScore())
+    (None, None)
+    """
+    tags = get_tags(ranker).ranker_tags
+    return tags.max_samples, tags.max_features
+
+
+def _scalable_methods():
+    """The registered methods that keep sparse input sparse and have no sample bound."""
+    from ..registry import method_names_by_role, ranker_class  # the registry imports no ranker
+
+    names = []
+    for name in method_names_by_role("method"):
+        try:
+            tags = get_tags(ranker_class(name)()).ranker_tags
+        except Exception:  # a method whose optional dependency is missing, or needs arguments
+            continue
+        if tags.sparse_input and tags.max_samples is None:
+            names.append(name)
+    return names
+
+
+def _check_size(ranker, X):
+    """Refuse, in one line, data beyond ``ranker``'s bounds, before any large allocation."""
+    tags = get_tags(ranker).ranker_tags
+    name = type(ranker).__name__
+    n, d = X.shape
+    if tags.max_samples is not None and n > tags.max_samples:
+        raise SizeBoundError(
+            f"{name} handles at most {tags.max_samples:,} samples (it builds n x n arrays) and "
+            f"got {n:,}; use a method that scales ({', '.join(_scalable_methods())}) or "
+            f"subsample the samples.")
+    if tags.max_features is not None and d > tags.max_features:
+        raise SizeBoundError(
+            f"{name} handles at most {tags.max_features:,} features (it builds d x d arrays) "
+            f"and got {d:,}; prefilter the features (e.g. the top ones by variance) or use a "
+            f"method that scales ({', '.join(_scalable_methods())}).")
+    if sp.issparse(X) and not tags.sparse_input and n * d > DENSIFY_MAX_ENTRIES:
+        raise SizeBoundError(
+            f"{name} works on dense arrays and this sparse {n:,} x {d:,} input would take "
+            f"{n * d * 8 / 2**30:.1f} GiB dense; use a method that keeps sparse input sparse "
+            f"({', '.join(_scalable_methods())}) or prefilter the features.")
 
 
 def nested_selection(ranker):
@@ -128,11 +214,31 @@ def constant_features(X):
     >>> constant_features([[1.0, 0.0], [1.0, 2.0]])
     array([ True, False])
     """
-    X = np.asarray(X, dtype=np.float64)
-    # one max and one min per column give both the range and max |f|
-    hi, lo = X.max(axis=0), X.min(axis=0)
+    if sp.issparse(X):
+        hi, lo = _sparse_column_extremes(X)
+    else:
+        X = np.asarray(X, dtype=np.float64)
+        # one max and one min per column give both the range and max |f|
+        hi, lo = X.max(axis=0), X.min(axis=0)
     scale = np.maximum(1.0, np.maximum(np.abs(hi), np.abs(lo)))
     return (hi - lo) <= 1e-12 * scale
+
+
+def _sparse_column_extremes(X):
+    """Column maxima and minima of a sparse matrix, implicit zeros included, in O(nnz)
+    without a CSC copy (scipy's own ``max(axis=0)`` of a CSR matrix converts it)."""
+    X = sp.csr_matrix(X)
+    n, d = X.shape
+    hi = np.full(d, -np.inf)
+    lo = np.full(d, np.inf)
+    np.maximum.at(hi, X.indices, X.data)
+    np.minimum.at(lo, X.indices, X.data)
+    # a column with fewer stored values than rows has zeros too
+    stored = np.bincount(X.indices, minlength=d)
+    has_zero = stored < n
+    hi[has_zero] = np.maximum(hi[has_zero], 0.0)
+    lo[has_zero] = np.minimum(lo[has_zero], 0.0)
+    return hi, lo
 
 
 def ranks_from_order(order):
@@ -466,6 +572,9 @@ class FeatureRanker(SelectorMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
+        # every ranker takes scipy.sparse input: kept sparse where ranker_tags.sparse_input,
+        # densified up to DENSIFY_MAX_ENTRIES otherwise (refused above, in one line)
+        tags.input_tags.sparse = True
         return _FSClustTags(**{f.name: getattr(tags, f.name) for f in dataclasses.fields(tags)},
                             ranker_tags=RankerTags())
 
@@ -488,9 +597,21 @@ class FeatureRanker(SelectorMixin, BaseEstimator):
         # one) costs one copy, not one per later call. X itself is not copied: no ranker
         # writes into it (tested on read-only input), and a fresh copy of TOX-171 cost 4 ms
         # of page faults in a 19 ms Laplacian score
-        own = _c_order_copy(X)
-        X = validate_data(self, X if own is None else own, dtype=np.float64,
-                          ensure_min_samples=2, copy=False, order="C")
+        if sp.issparse(X) or hasattr(X, "shape") and len(X.shape) == 2:
+            _check_size(self, X)  # before any copy: a refusal allocates nothing
+        if sp.issparse(X) and sparse_input(self):
+            # CSR as given (float32 counts stay float32: at 10^6 cells a float64 copy of the
+            # counts alone would double the memory); the scores are accumulated in float64
+            X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32],
+                              ensure_min_samples=2, copy=False)
+            if not X.has_canonical_format:  # duplicates summed, indices sorted, in place
+                X.sum_duplicates()
+        else:
+            if sp.issparse(X):
+                X = X.toarray()  # small (checked above): the dense method's own input
+            own = _c_order_copy(X)
+            X = validate_data(self, X if own is None else own, dtype=np.float64,
+                              ensure_min_samples=2, copy=False, order="C")
         rng = check_random_state(getattr(self, "random_state", None))
         # before _score, which may use it (and must not recompute it)
         self.constant_mask_ = constant_features(X)

@@ -5,10 +5,90 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..graphs import BANDWIDTH_RULES, knn_graph, rbf_affinity
-from .base import FeatureRanker, IntInterval, constant_features
+from ..graphs import (BANDWIDTH_RULES, PCA_MAX_FEATURES, graph_quadratic_forms, knn_graph,
+                      pca_knn_graph, rbf_affinity)
+from .base import (DENSIFY_MAX_ENTRIES, FeatureRanker, IntInterval, SizeBoundError,
+                   constant_features)
+
+#: The graphs a graph-based ranker can score on: ``"data"``, the paper's graph on the features
+#: themselves (``n x n`` work: dense data up to :data:`DATA_GRAPH_MAX_SAMPLES` samples);
+#: ``"pca"``, the kNN graph of single-cell analysis on principal components, linear in ``n``.
+GRAPHS = ("data", "pca")
+
+#: The largest number of samples the graph on the features themselves takes (its neighbour
+#: search and its bandwidth read all ``n^2`` pairs: 49 s and 2 GB at 20,000 x 2,000).
+DATA_GRAPH_MAX_SAMPLES = 20_000
+
+
+def top_variance_features(X, n_features):
+    """The ``n_features`` columns of largest variance (ties by index), dense or sparse ``X``:
+    the prefilter of the PCA graph (:func:`fsclust.graphs.pca_knn_graph`), ``O(nnz)``.
+
+    Examples
+    --------
+    >>> top_variance_features(np.array([[0.0, 1.0, 5.0], [0.0, 3.0, 5.5]]), 2)
+    array([1, 2])
+    """
+    n, d = X.shape
+    if n_features is None or n_features >= d:
+        return np.arange(d)
+    if sp.issparse(X):
+        mean = np.asarray(X.mean(axis=0), dtype=np.float64).ravel()
+        sq = np.bincount(X.indices, weights=np.asarray(X.data, dtype=np.float64) ** 2,
+                         minlength=d) / n
+        var = sq - mean**2
+    else:
+        var = np.var(X, axis=0)
+    order = np.argsort(-var, kind="stable")
+    return np.sort(order[:n_features])
+
+
+class GraphOnPCA:
+    """The parameters of the graph on principal components, shared by the graph-based
+    rankers that scale (Laplacian score, SPEC): mixed into their ``__init__`` and
+    ``_parameter_constraints``."""
+
+    _graph_constraints = {
+        "graph": [StrOptions(set(GRAPHS))],
+        "n_pcs": [IntInterval(1, None, closed="left")],
+        "graph_features": [IntInterval(2, PCA_MAX_FEATURES, closed="both"), None],
+        "random_state": ["random_state"],
+    }
+
+    def _check_graph(self, X, max_samples=DATA_GRAPH_MAX_SAMPLES):
+        """``X`` as the graph needs it: a sparse ``X`` densified for the graph on the data
+        when small; a refusal in one line above the ``"data"`` graph's bound."""
+        n, d = X.shape
+        if self.graph == "data" and sp.issparse(X):
+            if n * d > DENSIFY_MAX_ENTRIES:
+                raise SizeBoundError(
+                    f"{type(self).__name__}: graph='data' builds the graph on the features "
+                    f"themselves, on dense data, and this sparse {n:,} x {d:,} input would "
+                    f"take {n * d * 8 / 2**30:.1f} GiB dense; pass graph='pca' (a kNN graph on "
+                    "principal components, linear in the number of samples).")
+            X = X.toarray()
+        if self.graph == "data" and n > max_samples:
+            raise SizeBoundError(
+                f"{type(self).__name__}: graph='data' handles at most {max_samples:,} samples "
+                f"(it reads all n^2 pairs of samples) and got {n:,}; pass graph='pca' (a kNN "
+                "graph on principal components, linear in the number of samples).")
+        return X
+
+    def _pca_graph(self, X, n_neighbors):
+        """The kNN graph on ``n_pcs`` principal components of the ``graph_features`` most
+        variable features (all when there are at most that many)."""
+        features = top_variance_features(X, self.graph_features)
+        seed = self.random_state
+        seed = 0 if seed is None else seed
+        if not isinstance(seed, (int, np.integer)):
+            seed = int(np.random.RandomState(seed).randint(2**31 - 1)) if not isinstance(
+                seed, np.random.RandomState) else int(seed.randint(2**31 - 1))
+        return pca_knn_graph(X, n_neighbors=n_neighbors, n_pcs=self.n_pcs, features=features,
+                             weight="heat" if self.weight == "heat" else "binary",
+                             random_state=int(seed))
 
 VARIANTS = ("full", "numerator")
 
@@ -16,7 +96,7 @@ VARIANTS = ("full", "numerator")
 _BLOCK_BYTES = 2**21
 
 
-class LaplacianScore(FeatureRanker):
+class LaplacianScore(GraphOnPCA, FeatureRanker):
     """Laplacian Score of each feature on a nearest-neighbour graph; smaller is better.
 
     With the graph ``W``, degrees ``d = W 1``, ``D_g = diag(d)`` and ``L = D_g - W``, each
@@ -58,6 +138,22 @@ class LaplacianScore(FeatureRanker):
         ``sum_ij W_ij (f_ri - f_rj)^2``, as Zeng & Cheung 2008 describe the method;
         it favours low-variance features and is offered for sensitivity analyses only
         (we assume they actually ran the full score).
+    graph : {"data", "pca"}, default="data"
+        ``"data"``: the paper's graph, on the features themselves (dense input, at most
+        :data:`DATA_GRAPH_MAX_SAMPLES` samples). ``"pca"``: the graph of single-cell analysis
+        (:func:`fsclust.graphs.pca_knn_graph`): ``n_neighbors`` nearest on ``n_pcs`` principal
+        components of the ``graph_features`` most variable features, binary weights (or heat
+        weights with ``t`` the mean squared neighbour distance), memory and time linear in the
+        number of samples; takes scipy.sparse input and keeps it sparse. ``t``, ``t_rule``,
+        ``metric``, ``symmetrize`` and ``self_loops`` apply to ``"data"`` only.
+    n_pcs : int, default=50
+        Principal components of the ``"pca"`` graph (scanpy's default).
+    graph_features : int or None, default=2000
+        The features (largest variance) the ``"pca"`` graph's components are computed from;
+        None: all (at most :data:`fsclust.graphs.PCA_MAX_FEATURES`). Every feature is scored.
+    random_state : int, RandomState or None, default=None
+        Seed of the approximate neighbour search of the ``"pca"`` graph above
+        :data:`fsclust.graphs.EXACT_NEIGHBORS_MAX_N` samples (None: 0); unused otherwise.
 
     Attributes
     ----------
@@ -117,11 +213,13 @@ class LaplacianScore(FeatureRanker):
         "self_loops": ["boolean"],
         "variant": [StrOptions(set(VARIANTS))],
         "metric": [StrOptions({"euclidean", "cosine"})],
+        **GraphOnPCA._graph_constraints,
     }
 
     def __init__(
         self, n_features_to_select=None, *, n_neighbors=5, t=None, t_rule="cai",
         weight="heat", symmetrize="or", self_loops=False, variant="full", metric="euclidean",
+        graph="data", n_pcs=50, graph_features=2000, random_state=None,
     ):
         self.n_features_to_select = n_features_to_select
         self.n_neighbors = n_neighbors
@@ -132,12 +230,31 @@ class LaplacianScore(FeatureRanker):
         self.self_loops = self_loops
         self.variant = variant
         self.metric = metric
+        self.graph = graph
+        self.n_pcs = n_pcs
+        self.graph_features = graph_features
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.ranker_tags.sparse_input = True
+        return tags
+
+    def _scores_use_random_state(self):
+        # only the approximate neighbour search of the PCA graph draws anything
+        return self.graph == "pca"
 
     def _score(self, X, rng):
+        X = self._check_graph(X)
         W, self.t_ = self._graph(X)
         return laplacian_score(X, W, variant=self.variant, constant=self.constant_mask_)
 
     def _graph(self, X):
+        if self.graph == "pca":
+            if self.weight == "cosine":
+                raise ValueError("graph='pca' has binary or heat weights; weight='cosine' is "
+                                 "for graph='data' with metric='cosine'.")
+            return self._pca_graph(X, self.n_neighbors or 15), None
         if self.n_neighbors is None:
             if self.metric != "euclidean" or self.weight == "cosine":
                 raise ValueError("the complete graph (n_neighbors=None) is Euclidean with heat "
@@ -206,6 +323,8 @@ def laplacian_score(X, W, variant="full", constant=None):
     >>> laplacian_score(np.array([[0.0], [1.0], [2.0], [5.0]]), W)  # n / (n - 1)
     array([1.33333333])
     """
+    if sp.issparse(X):
+        return _laplacian_score_sparse(X, W, variant, constant)
     X = np.asarray(X, dtype=np.float64)  # only read: Xc below is the working copy
     n, D = X.shape
     d = np.asarray(W.sum(axis=1), dtype=np.float64).ravel()
@@ -234,6 +353,28 @@ def laplacian_score(X, W, variant="full", constant=None):
     if variant != "full":
         raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}.")
     degenerate = constant | ~(den > 0)
+    scores = np.full(X.shape[1], np.inf)
+    scores[~degenerate] = num[~degenerate] / den[~degenerate]
+    return scores
+
+
+def _laplacian_score_sparse(X, W, variant, constant):
+    """:func:`laplacian_score` of a sparse ``X``: ``f~^T L f~ = f^T L f`` (``L 1 = 0``) and
+    ``f~^T D_g f~ = f^T D_g f - (d^T f)^2 / 1^T d``, from
+    :func:`fsclust.graphs.graph_quadratic_forms`; ``X`` is never densified nor centred."""
+    d, dX, fDf, num = graph_quadratic_forms(X, W)
+    den = fDf - dX**2 / d.sum()
+    if constant is None:
+        constant = constant_features(X)
+    if variant == "numerator":
+        scores = 2.0 * num
+        scores[constant] = 0.0
+        return scores
+    if variant != "full":
+        raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}.")
+    # the subtraction above leaves round-off of the order eps f^T D f: a feature whose
+    # weighted variance is below that is degenerate (constant on the graph's support)
+    degenerate = constant | ~(den > 1e-12 * fDf)
     scores = np.full(X.shape[1], np.inf)
     scores[~degenerate] = num[~degenerate] / den[~degenerate]
     return scores

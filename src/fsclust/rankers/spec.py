@@ -5,10 +5,18 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..graphs import BANDWIDTH_RULES, laplacian, rbf_affinity, smallest_eigenvectors
+from ..graphs import (BANDWIDTH_RULES, graph_quadratic_forms, largest_eigenvectors, laplacian,
+                      rbf_affinity, smallest_eigenvectors)
 from .base import FeatureRanker, IntInterval, constant_features
+from .laplacian import GraphOnPCA
+
+#: The largest number of samples of SPEC's graph on the data: the full kernel is ``n x n``
+#: dense (and its products read it whole); at 20,000 samples it died of a segmentation fault
+#: at 6.25 GB (issue 39).
+SPEC_DATA_GRAPH_MAX_SAMPLES = 10_000
 
 STYLES = ("phi1", "phi2", "phi3")
 
@@ -92,6 +100,8 @@ def spec_scores(X, W, style="phi2", power=1, n_clusters=None, constant=None):
     power = int(power)
     if power < 1:
         raise ValueError(f"power must be a positive integer, got {power}.")
+    if sp.issparse(X):
+        return _spec_scores_sparse(X, W, style, power, n_clusters, constant)
     W = np.asarray(W, dtype=np.float64)
     if power == 1 and style != "phi3":
         return _phi12_by_rayleigh_quotients(X, W, style, constant)
@@ -126,7 +136,53 @@ def spec_scores(X, W, style="phi2", power=1, n_clusters=None, constant=None):
     return scores
 
 
-class SPEC(FeatureRanker):
+def _spec_scores_sparse(X, W, style, power, n_clusters, constant):
+    """:func:`spec_scores` of a sparse ``X`` on a sparse graph ``W``, never densified.
+
+    ``phi1 = f^T L f / f^T D f`` and ``xi_0^T f^ = d^T f / sqrt(1^T d f^T D f)`` come from
+    :func:`fsclust.graphs.graph_quadratic_forms`. ``phi3``'s eigenvectors are the largest of
+    ``2 I - Lsym = I + D^-1/2 W D^-1/2`` (sparse, ARPACK), the trivial one (eigenvalue 0 of
+    ``Lsym``, ``xi_0``) dropped; ``xi_j^T f^ = (D^1/2 xi_j)^T f / sqrt(f^T D f)``, one sparse
+    product. ``power > 1`` needs ``Lsym^r`` applied to every feature (a dense ``n x D``
+    product) and is refused.
+    """
+    if power != 1:
+        raise ValueError(f"SPEC with power={power} applies Lsym^{power} to every feature (a "
+                         "dense n x d product); with sparse input use power=1.")
+    W = sp.csr_matrix(W)
+    d, dX, fDf, fLf = graph_quadratic_forms(X, W)
+    constant = (constant_features(X) if constant is None else constant) | (fDf == 0)
+    safe = np.where(constant, 1.0, fDf)
+    if style == "phi3":
+        if n_clusters is None or int(n_clusters) < 2:
+            raise ValueError("phi3 needs n_clusters >= 2.")
+        k = int(n_clusters)
+        inv_sqrt = 1.0 / np.sqrt(d)
+        N = sp.diags(inv_sqrt) @ W @ sp.diags(inv_sqrt)
+        # k largest of I + N: the trivial pair (Lsym eigenvalue 0) and the k - 1 next
+        mu, V = largest_eigenvectors(sp.csr_matrix(N + sp.identity(X.shape[0])), k,
+                                     random_state=0)
+        xi0 = np.sqrt(d) / np.linalg.norm(np.sqrt(d))
+        trivial = int(np.argmax(np.abs(xi0 @ V)))
+        keep = np.delete(np.arange(k), trivial)
+        lam = np.clip(2.0 - mu[keep], 0.0, 2.0)
+        A = np.asarray(X.T @ (np.sqrt(d)[:, None] * V[:, keep])).T / np.sqrt(safe)
+        scores = ((2.0 - lam)[:, None] * A**2).sum(axis=0)
+        scores[constant] = 0.0
+        return scores
+    phi1 = np.maximum(fLf / safe, 0.0)
+    phi1[constant] = 0.0
+    if style == "phi1":
+        return phi1
+    a0 = dX / np.sqrt(d.sum() * safe)
+    rest = 1.0 - a0**2
+    scores = np.full(X.shape[1], np.inf)
+    ok = (rest > 1e-12) & ~constant
+    scores[ok] = phi1[ok] / rest[ok]
+    return scores
+
+
+class SPEC(GraphOnPCA, FeatureRanker):
     """Spectral feature selection: how smooth each feature is on the data's similarity graph.
 
     The graph is the full Gaussian kernel ``S_ij = exp(-||x_i - x_j||^2 / t)`` with its unit
@@ -148,6 +204,16 @@ class SPEC(FeatureRanker):
     t : float or None, default=None
         Kernel parameter; None: ``t_rule``.
     t_rule : {"cai", "zeng2008", "median"}, default="cai"
+    graph : {"data", "pca"}, default="data"
+        ``"data"``: the paper's full Gaussian kernel on the features (dense input, at most
+        :data:`SPEC_DATA_GRAPH_MAX_SAMPLES` samples). ``"pca"``: a kNN graph on principal
+        components (:func:`fsclust.graphs.pca_knn_graph`, heat weights, the unit diagonal of a
+        kernel kept), linear in the number of samples; takes sparse input and keeps it sparse
+        (``power=1`` only). ``t`` and ``t_rule`` apply to ``"data"`` only.
+    n_neighbors : int, default=15
+        ``k`` of the ``"pca"`` graph.
+    n_pcs, graph_features, random_state
+        As :class:`~fsclust.rankers.laplacian.LaplacianScore`'s, for the ``"pca"`` graph.
 
     Attributes
     ----------
@@ -182,22 +248,48 @@ class SPEC(FeatureRanker):
         "n_clusters": [IntInterval(1, None, closed="left"), None],
         "t": [Interval(Real, 0, None, closed="neither"), None],
         "t_rule": [StrOptions(set(BANDWIDTH_RULES))],
+        "n_neighbors": [IntInterval(1, None, closed="left")],
+        **GraphOnPCA._graph_constraints,
     }
 
+    #: the heat weights of the "pca" graph (GraphOnPCA reads it)
+    weight = "heat"
+
     def __init__(self, n_features_to_select=None, *, style="phi2", power=1, n_clusters=None,
-                 t=None, t_rule="cai"):
+                 t=None, t_rule="cai", graph="data", n_neighbors=15, n_pcs=50,
+                 graph_features=2000, random_state=None):
         self.n_features_to_select = n_features_to_select
         self.style = style
         self.power = power
         self.n_clusters = n_clusters
         self.t = t
         self.t_rule = t_rule
+        self.graph = graph
+        self.n_neighbors = n_neighbors
+        self.n_pcs = n_pcs
+        self.graph_features = graph_features
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.ranker_tags.sparse_input = True
+        return tags
+
+    def _scores_use_random_state(self):
+        return self.graph == "pca"
 
     @property
     def higher_is_better(self):
         return self.style == "phi3"
 
     def _score(self, X, rng):
+        X = self._check_graph(X, SPEC_DATA_GRAPH_MAX_SAMPLES)
+        if self.graph == "pca":
+            W = self._pca_graph(X, self.n_neighbors)
+            W = sp.csr_matrix(W + sp.identity(X.shape[0], format="csr"))  # the kernel's S_ii
+            self.t_ = None
+            return spec_scores(X, W, self.style, self.power, self.n_clusters,
+                               constant=self.constant_mask_)
         W, self.t_ = rbf_affinity(X, t=self.t, t_rule=self.t_rule, keep_diagonal=True,
                                   return_bandwidth=True)
         return spec_scores(X, W, self.style, self.power, self.n_clusters,
