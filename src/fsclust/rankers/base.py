@@ -65,12 +65,17 @@ class RankerTags:
         refuses in one line (:class:`SizeBoundError`) and names the methods that scale.
     max_features : int or None, default=None
         The same for ``d x d`` arrays.
+    counts_input : bool, default=False
+        True: the method models raw counts (scanpy's ``seurat_v3`` and Pearson residuals,
+        the binomial deviance) and ``fit`` expects the counts; a front door hands it the
+        counts and the other methods the normalised, log-transformed data.
     """
 
     nested_selection: bool = True
     sparse_input: bool = False
     max_samples: int | None = None
     max_features: int | None = None
+    counts_input: bool = False
 
 
 @dataclasses.dataclass(slots=True)
