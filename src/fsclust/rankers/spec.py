@@ -212,7 +212,7 @@ class SPEC(GraphOnPCA, FeatureRanker):
         (``power=1`` only). ``t`` and ``t_rule`` apply to ``"data"`` only.
     n_neighbors : int, default=15
         ``k`` of the ``"pca"`` graph.
-    n_pcs, graph_features, random_state
+    n_pcs, graph_features, graph_prefilter, random_state
         As :class:`~fsclust.rankers.laplacian.LaplacianScore`'s, for the ``"pca"`` graph.
 
     Attributes
@@ -257,7 +257,7 @@ class SPEC(GraphOnPCA, FeatureRanker):
 
     def __init__(self, n_features_to_select=None, *, style="phi2", power=1, n_clusters=None,
                  t=None, t_rule="cai", graph="data", n_neighbors=15, n_pcs=50,
-                 graph_features=2000, random_state=None):
+                 graph_features=2000, graph_prefilter="variance", random_state=None):
         self.n_features_to_select = n_features_to_select
         self.style = style
         self.power = power
@@ -268,6 +268,7 @@ class SPEC(GraphOnPCA, FeatureRanker):
         self.n_neighbors = n_neighbors
         self.n_pcs = n_pcs
         self.graph_features = graph_features
+        self.graph_prefilter = graph_prefilter
         self.random_state = random_state
 
     def __sklearn_tags__(self):

@@ -1,0 +1,260 @@
+"""The scanpy way: fsclust's rankers on an AnnData of single-cell counts.
+
+    >>> import fsclust.pp
+    >>> fsclust.pp.select_features(adata, method="laplacian", n_top_genes=2000)  # doctest: +SKIP
+    >>> adata.var[["fsclust_score", "fsclust_rank", "fsclust_selected"]]  # doctest: +SKIP
+
+:func:`select_features` follows scanpy's conventions (``pp.highly_variable_genes``): it reads
+the counts from ``X`` or a ``layer``, writes ``adata.var["{key_added}_score"]``,
+``["{key_added}_rank"]`` (1 = best), ``["{key_added}_selected"]`` and the parameters in
+``adata.uns[key_added]`` (``inplace=True``), or returns that table (``inplace=False``);
+``subset=True`` keeps the selected genes only. The counts stay sparse from the file to the
+scores: the methods that model counts (:class:`~fsclust.rankers.base.RankerTags`
+``counts_input``: scanpy's ``seurat_v3`` and Pearson residuals, the binomial deviance) get
+them as they are, every other method their per-cell normalisation and ``log1p``
+(:func:`fsclust.counts.normalize_log1p`), one copy of the values. The graph-based methods
+that scale (Laplacian score, SPEC, MCFS) run on the graph of single-cell analysis
+(:data:`SINGLE_CELL_PARAMS`): a kNN graph on principal components.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+__all__ = ["select_features", "rank_genes", "SINGLE_CELL_PARAMS"]
+
+#: Parameters every graph-based ranker that scales gets on single-cell counts, where its class
+#: takes them (a user's ``method_params`` win): the graph of scanpy's ``pp.pca`` and
+#: ``pp.neighbors`` (15 neighbours, 50 components) on the 2,000 genes of largest normalised
+#: dispersion (scanpy's ``seurat`` flavor), as single-cell analyses build it.
+SINGLE_CELL_PARAMS = {"graph": "pca", "n_neighbors": 15, "n_pcs": 50, "graph_features": 2000,
+                      "graph_prefilter": "dispersion"}
+
+
+def _ranker(method, method_params, random_state):
+    """The registered ranker with the single-cell preset where it applies."""
+    from fsclust.registry import make_ranker, ranker_class
+
+    takes = ranker_class(method)().get_params()
+    params = {key: value for key, value in SINGLE_CELL_PARAMS.items() if key in takes}
+    params.update(method_params or {})
+    return make_ranker(method, params, random_state=random_state), params
+
+
+def _counts_matrix(adata, layer):
+    """``adata.X`` or ``adata.layers[layer]``, refused in one line when absent."""
+    if layer is None:
+        X = adata.X
+        if X is None:
+            layers = list(adata.layers.keys())
+            raise ValueError(f"adata.X is empty; pass layer= one of {layers}" if layers
+                             else "adata.X is empty and adata has no layers: no counts to rank")
+        return X
+    if layer not in adata.layers:
+        raise ValueError(f"layer={layer!r} is not in adata.layers "
+                         f"({', '.join(map(repr, adata.layers.keys())) or 'none'})")
+    return adata.layers[layer]
+
+
+def rank_genes(X, method="laplacian", *, normalize=True, min_cells=3, target_sum=None,
+               method_params=None, random_state=0, source="the matrix"):
+    """Scores and ranks of every gene of a cells x genes matrix (the core of
+    :func:`select_features`, for a matrix without AnnData).
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix or ndarray of shape (n_cells, n_genes)
+        Raw counts (``normalize=True``) or log-normalised values (``normalize=False``).
+    method : str, default="laplacian"
+        A registered method (``fsclust methods``).
+    normalize : bool, default=True
+        The input is raw counts: checked to be non-negative integers, normalised per cell and
+        ``log1p``-transformed for the methods that do not model counts. False: the input is
+        already log-normalised and is ranked as it is; a method that models counts refuses it.
+    min_cells : int, default=3
+        Genes seen in fewer cells are not ranked (score NaN, ranked last, never selected),
+        as scanpy's ``pp.filter_genes``.
+    target_sum : float or None, default=None
+        Each cell's total after normalisation; None: the median total (scanpy's default).
+    method_params : dict, optional
+        The method's parameters, over :data:`SINGLE_CELL_PARAMS`.
+    random_state : int, default=0
+        Seed of the method (and of the graph's approximate neighbour search).
+    source : str
+        How messages name the matrix.
+
+    Returns
+    -------
+    scores : ndarray of shape (n_genes,)
+        The method's raw scores (NaN for a gene not ranked).
+    ranks : ndarray of shape (n_genes,), int
+        1 = best.
+    info : dict
+        What was done: the genes ranked, the parameters, the normalisation, the direction.
+    """
+    from fsclust.counts import check_counts, normalize_log1p
+    from sklearn.utils import get_tags as sk_tags
+
+    ranker, params = _ranker(method, method_params, random_state)
+    tags = sk_tags(ranker).ranker_tags
+    if not sp.issparse(X):
+        X = sp.csr_matrix(np.asarray(X))
+    X = sp.csr_matrix(X)
+    n_cells, n_genes = X.shape
+    if normalize:
+        X = check_counts(X, source=source, expect_counts=True)
+    elif tags.counts_input:
+        raise ValueError(f"{method} models raw counts and normalize=False says {source} is "
+                         "already normalised; pass the raw counts (a layer such as "
+                         "layer='counts') with normalize=True")
+    seen = np.bincount(X.indices[X.data > 0], minlength=n_genes) if X.nnz else np.zeros(
+        n_genes, dtype=np.intp)
+    kept = np.flatnonzero(seen >= int(min_cells))
+    if kept.size < 2:
+        raise ValueError(f"{source}: only {kept.size} gene(s) seen in at least min_cells="
+                         f"{min_cells} cells; lower min_cells or check the matrix")
+    Xk = X[:, kept] if kept.size < n_genes else X
+    if normalize and not tags.counts_input:
+        Xk = normalize_log1p(Xk, target_sum=target_sum)
+    ranker.fit(Xk)
+    scores = np.full(n_genes, np.nan)
+    scores[kept] = ranker.scores_
+    order = np.concatenate([kept[ranker.feature_order_], np.setdiff1d(np.arange(n_genes), kept)])
+    ranks = np.empty(n_genes, dtype=np.intp)
+    ranks[order] = np.arange(1, n_genes + 1)
+    info = {"method": method, "params": {k: _plain(v) for k, v in params.items()},
+            "higher_is_better": bool(ranker.higher_is_better),
+            "input": "counts" if tags.counts_input else (
+                "log1p of per-cell normalised counts" if normalize else "as given"),
+            "n_cells": int(n_cells), "n_genes": int(n_genes), "n_genes_ranked": int(kept.size),
+            "min_cells": int(min_cells), "random_state": random_state}
+    return scores, ranks, info
+
+
+def _plain(value):
+    """A parameter as JSON/HDF5 can store it."""
+    if isinstance(value, np.generic):
+        return value.item()
+    return value if isinstance(value, (bool, int, float, str)) or value is None else str(value)
+
+
+def _combine_batches(per_batch, n_top_genes):
+    """scanpy's combination of per-batch selections (``seurat_v3``): genes ordered by the
+    number of batches that select them (most first), then by their median rank."""
+    ranks = np.vstack(per_batch)  # (batches, genes)
+    n_batches = (ranks <= n_top_genes).sum(axis=0)
+    median = np.median(ranks, axis=0)
+    order = np.lexsort((np.arange(ranks.shape[1]), median, -n_batches))
+    final = np.empty(ranks.shape[1], dtype=np.intp)
+    final[order] = np.arange(1, ranks.shape[1] + 1)
+    return final, n_batches, median
+
+
+def select_features(adata, method="laplacian", n_top_genes=2000, *, layer=None, batch_key=None,
+                    inplace=True, subset=False, key_added="fsclust", normalize=True,
+                    min_cells=3, target_sum=None, method_params=None, random_state=0):
+    """Rank the genes of single-cell counts with an fsclust method and select the top ones.
+
+    The counterpart of scanpy's ``pp.highly_variable_genes`` for every registered method
+    (``fsclust methods``), with the same conventions.
+
+    Parameters
+    ----------
+    adata : anndata.AnnData
+        Cells in rows; raw counts in ``X`` or in ``layers[layer]``, sparse or dense.
+    method : str, default="laplacian"
+    n_top_genes : int, default=2000
+        Genes selected.
+    layer : str, optional
+        The layer holding the counts (for example ``"counts"``); None: ``X``.
+    batch_key : str, optional
+        A column of ``adata.obs``: each batch is ranked on its own (the graph built within
+        the batch) and the ranks are combined as scanpy's ``seurat_v3`` does: by the number
+        of batches that select a gene (``{key_added}_n_batches``), then by the median rank.
+    inplace : bool, default=True
+        Write the results into ``adata.var`` and ``adata.uns[key_added]``; False: return them.
+    subset : bool, default=False
+        Keep only the selected genes (in place).
+    key_added : str, default="fsclust"
+        Prefix of the ``var`` columns and key of ``uns``.
+    normalize, min_cells, target_sum, method_params, random_state
+        See :func:`rank_genes`.
+
+    Returns
+    -------
+    None or pandas.DataFrame
+        With ``inplace=False``, a DataFrame indexed by ``adata.var_names`` with columns
+        ``{key_added}_score``, ``_rank``, ``_selected`` (and ``_n_batches``).
+
+    Examples
+    --------
+    >>> import anndata
+    >>> from fsclust.counts import synthetic_counts
+    >>> X, cell_types, markers = synthetic_counts(600, 300, n_types=3, markers_per_type=10)
+    >>> adata = anndata.AnnData(X)
+    >>> select_features(adata, n_top_genes=30)
+    >>> int(adata.var["fsclust_selected"].sum()), int(adata.var["fsclust_rank"].min())
+    (30, 1)
+    >>> adata.uns["fsclust"]["method"]
+    'laplacian'
+    """
+    n_top_genes = int(n_top_genes)
+    if n_top_genes < 1 or n_top_genes > adata.n_vars:
+        raise ValueError(f"n_top_genes={n_top_genes}: give between 1 and the {adata.n_vars} "
+                         "genes")
+    if subset and not inplace:
+        raise ValueError("subset=True works in place; pass inplace=True (or subset the "
+                         "returned table's selected genes yourself)")
+    X = _counts_matrix(adata, layer)
+    source = f"adata.layers[{layer!r}]" if layer else "adata.X"
+    frame = pd.DataFrame(index=adata.var_names.copy())
+    uns = {"n_top_genes": n_top_genes, "layer": layer, "batch_key": batch_key}
+    if batch_key is None:
+        scores, ranks, info = rank_genes(X, method, normalize=normalize, min_cells=min_cells,
+                                         target_sum=target_sum, method_params=method_params,
+                                         random_state=random_state, source=source)
+        frame[f"{key_added}_score"] = scores
+        frame[f"{key_added}_rank"] = ranks
+    else:
+        if batch_key not in adata.obs:
+            raise ValueError(f"batch_key={batch_key!r} is not a column of adata.obs "
+                             f"({', '.join(map(repr, adata.obs.columns[:10]))})")
+        batches = pd.Categorical(adata.obs[batch_key])
+        per_batch, per_scores, sizes = [], [], {}
+        for code, name in enumerate(batches.categories):
+            rows = np.flatnonzero(batches.codes == code)
+            if rows.size < 3:
+                raise ValueError(f"batch {name!r} of {batch_key!r} has {rows.size} cell(s); "
+                                 "each batch needs at least 3")
+            scores, ranks, info = rank_genes(X[rows], method, normalize=normalize,
+                                             min_cells=min_cells, target_sum=target_sum,
+                                             method_params=method_params,
+                                             random_state=random_state,
+                                             source=f"{source}, batch {name!r}")
+            per_batch.append(ranks)
+            per_scores.append(scores)
+            sizes[str(name)] = int(rows.size)
+        final, n_batches, median = _combine_batches(per_batch, n_top_genes)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN genes
+            frame[f"{key_added}_score"] = np.nanmedian(np.vstack(per_scores), axis=0)
+        frame[f"{key_added}_rank"] = final
+        frame[f"{key_added}_n_batches"] = n_batches
+        frame[f"{key_added}_median_rank"] = median
+        uns["batches"] = sizes
+    frame[f"{key_added}_selected"] = frame[f"{key_added}_rank"].to_numpy() <= n_top_genes
+    info.pop("n_cells", None)
+    uns.update(info)
+    uns["n_cells"] = int(adata.n_obs)
+    if not inplace:
+        return frame
+    for column in frame.columns:
+        adata.var[column] = frame[column].to_numpy()
+    adata.uns[key_added] = uns
+    if subset:
+        adata._inplace_subset_var(frame[f"{key_added}_selected"].to_numpy())
+    return None
