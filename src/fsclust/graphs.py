@@ -893,15 +893,18 @@ def graph_quadratic_forms(X, W):
     W = sp.csr_matrix(W)
     n, D = X.shape
     d = np.asarray(W.sum(axis=1), dtype=np.float64).ravel()
-    dX = np.asarray(X.T @ d, dtype=np.float64).ravel()
-    fDf = np.zeros(D)
+    dX, fDf = np.zeros(D), np.zeros(D)
     per_row = max(1.0, X.nnz / max(n, 1))
     rows = max(1, int(_EDGE_BLOCK_VALUES / per_row))
     for start in range(0, n, rows):
-        B = X[start:start + rows]
-        values = B.data.astype(np.float64)
-        fDf += np.bincount(B.indices, weights=values * values
-                           * np.repeat(d[start:start + rows], np.diff(B.indptr)), minlength=D)
+        # a block of rows at a time: float64 temporaries of the block's size, never of X's
+        lo, hi = X.indptr[start], X.indptr[min(n, start + rows)]
+        values = X.data[lo:hi].astype(np.float64)
+        weighted = values * np.repeat(d[start:start + rows],
+                                      np.diff(X.indptr[start:start + rows + 1]))
+        columns = X.indices[lo:hi]
+        dX += np.bincount(columns, weights=weighted, minlength=D)
+        fDf += np.bincount(columns, weights=weighted * values, minlength=D)
     fLf = np.maximum(fDf - _cross_products(X, W), 0.0)
     return d, dX, fDf, fLf
 
@@ -971,10 +974,10 @@ def _cross_products(X, W, use_numba=True):
     kernel = _compile_cross_kernel() if use_numba and work > _NUMBA_MIN_WORK else None
     if kernel is not None:
         X = sp.csr_matrix(X)
-        return kernel(X.indptr.astype(np.int64), X.indices.astype(np.int64),
-                      X.data.astype(np.float64, copy=False), W.indptr.astype(np.int64),
-                      W.indices.astype(np.int64), W.data.astype(np.float64), X.shape[1],
-                      _CROSS_CHUNKS)
+        # X's arrays as they are (int32 indices, float32 values): a converted copy of the
+        # counts would double the memory at 10^6 cells; numba compiles one kernel per dtype
+        return kernel(X.indptr, X.indices, X.data, W.indptr, W.indices,
+                      W.data.astype(np.float64, copy=False), X.shape[1], _CROSS_CHUNKS)
     n, D = X.shape
     per_row = max(1.0, X.nnz / max(n, 1))
     rows = max(1, int(_EDGE_BLOCK_VALUES / (per_row * max(1.0, W.nnz / max(n, 1)))))

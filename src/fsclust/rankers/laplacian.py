@@ -36,9 +36,16 @@ def top_variance_features(X, n_features):
     if n_features is None or n_features >= d:
         return np.arange(d)
     if sp.issparse(X):
-        mean = np.asarray(X.mean(axis=0), dtype=np.float64).ravel()
-        sq = np.bincount(X.indices, weights=np.asarray(X.data, dtype=np.float64) ** 2,
-                         minlength=d) / n
+        X = sp.csr_matrix(X)
+        mean, sq = np.zeros(d), np.zeros(d)
+        step = 2**22
+        for start in range(0, X.nnz, step):
+            values = X.data[start:start + step].astype(np.float64)
+            columns = X.indices[start:start + step]
+            mean += np.bincount(columns, weights=values, minlength=d)
+            sq += np.bincount(columns, weights=values * values, minlength=d)
+        mean /= n
+        sq /= n
         var = sq - mean**2
     else:
         var = np.var(X, axis=0)
@@ -68,9 +75,13 @@ def normalized_dispersions(X, n_bins=20):
     n, d = X.shape
     if sp.issparse(X):
         X = sp.csr_matrix(X)
-        values = np.expm1(X.data.astype(np.float64))
-        total = np.bincount(X.indices, weights=values, minlength=d)
-        squares = np.bincount(X.indices, weights=values * values, minlength=d)
+        total, squares = np.zeros(d), np.zeros(d)
+        step = 2**22  # stored values per block: float64 temporaries of 32 MiB, not nnz-sized
+        for start in range(0, X.nnz, step):
+            values = np.expm1(X.data[start:start + step].astype(np.float64))
+            columns = X.indices[start:start + step]
+            total += np.bincount(columns, weights=values, minlength=d)
+            squares += np.bincount(columns, weights=values * values, minlength=d)
     else:
         values = np.expm1(np.asarray(X, dtype=np.float64))
         total, squares = values.sum(axis=0), (values * values).sum(axis=0)
