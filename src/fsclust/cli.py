@@ -547,6 +547,167 @@ def _print_top(results, n):
     _write_stdout(pd.concat(tables, ignore_index=True))
 
 
+def _single_cell_input(args):
+    """Whether ``select`` reads ``--input`` as single-cell counts: asked (``--counts``,
+    ``--layer``), a 10x folder or ``.h5``, Matrix Market, or an ``.h5ad`` whose ``X`` is stored
+    sparse (a dense ``.h5ad`` stays a table of features)."""
+    if args.counts or args.layer:
+        return True
+    if args.input == "-":
+        return False
+    path = Path(args.input)
+    name = path.name.lower()
+    if path.is_dir() or name.endswith((".h5", ".mtx", ".mtx.gz")):
+        return True
+    if name.endswith(".h5ad") and path.is_file():
+        import h5py
+
+        try:
+            with h5py.File(path, "r") as handle:
+                return isinstance(handle.get("X"), h5py.Group)  # sparse: a group of arrays
+        except OSError:
+            return False  # the table reader names what is wrong with the file
+    return False
+
+
+#: flags of the table path that single-cell counts do not take, with why
+_NOT_FOR_COUNTS = {"features_in_rows": "--features-in-rows", "impute": "--impute",
+                   "log1p": "--log1p", "log10": "--log10", "floor": "--floor",
+                   "ceiling": "--ceiling", "top_variable": "--top-variable",
+                   "standardize": "--standardize", "write_matrix": "--write-matrix",
+                   "figure": "--figure"}
+
+_COUNT_FLAGS = {"layer": "--layer", "empty": "--empty", "make_unique": "--make-unique",
+                "source": "--input"}
+
+
+def _cmd_select_counts(args, names, params, log):
+    """``select`` on single-cell counts (issue 39): read sparse, rank every gene with each
+    method (:func:`fsclust.pp.select_features`), keep ``--n-features``, cluster the cells on
+    the kept genes (Leiden on their kNN graph, or k-means on their principal components with
+    ``--n-clusters K``), write ranking.tsv, labels.tsv and summary.json, all or none."""
+    import json
+
+    import pandas as pd
+
+    from fsclust import pp
+    from fsclust._io import atomic_dir
+    from fsclust.counts import read_counts
+
+    for key, flag in _NOT_FOR_COUNTS.items():
+        if getattr(args, key, None) not in (None, False):
+            raise ValueError(f"{flag} is for tables of features; single-cell counts are "
+                             "normalised and log-transformed by select itself (--normalized "
+                             "if they already are)")
+    if args.n_features in (None, "auto"):
+        raise ValueError("--n-features auto is not available for single-cell counts (the "
+                         "label-free choice of m runs on dense tables); give --n-features M, "
+                         "for example 2000")
+    if args.output_dir == "-":
+        raise ValueError("--output-dir - is for tables of features; give a directory for "
+                         "single-cell counts")
+    _check_output_dir(args.output_dir)
+    started = time.perf_counter()
+    adata = read_counts(args.input, layer=args.layer, empty=args.empty,
+                        make_unique=args.make_unique, flags=_COUNT_FLAGS)
+    m = int(args.n_features)
+    if m > adata.n_vars:
+        raise ValueError(f"--n-features {m} is more than the {adata.n_vars} genes")
+    labels_true = None
+    if args.label_column:
+        if args.label_column not in adata.obs:
+            raise ValueError(f"--label-column {args.label_column!r} is not an obs column of "
+                             f"{args.input}")
+        labels_true = adata.obs[args.label_column].astype(str).to_numpy()
+    read_s = time.perf_counter() - started
+    log.info(f"read {adata.n_obs:,} cells x {adata.n_vars:,} genes ({adata.X.nnz:,} counts "
+             f"stored) from {args.input} in {read_s:.1f} s")
+    outputs = {}
+    for name in names:
+        with _Progress(log, name, "a ranking of every gene"):
+            t0 = time.perf_counter()
+            pp.select_features(adata, name, n_top_genes=m, batch_key=args.batch_key,
+                               normalize=not args.normalized, min_cells=args.min_cells,
+                               method_params=params.get(name), random_state=args.seed)
+            rank_s = time.perf_counter() - t0
+        var, info = adata.var, dict(adata.uns["fsclust"])
+        ranking = pd.DataFrame({"feature": adata.var_names.astype(str),
+                                "score": var["fsclust_score"].to_numpy(),
+                                "rank": var["fsclust_rank"].to_numpy(),
+                                "selected": var["fsclust_selected"].to_numpy()})
+        if "fsclust_n_batches" in var:
+            ranking["n_batches"] = var["fsclust_n_batches"].to_numpy()
+        ranking = ranking.sort_values("rank", kind="stable")
+        t0 = time.perf_counter()
+        labels, k, how = _cluster_cells(adata, var["fsclust_selected"].to_numpy(), args)
+        cluster_s = time.perf_counter() - t0
+        summary = {"method": name, "input": str(args.input), "n_cells": int(adata.n_obs),
+                   "n_genes": int(adata.n_vars), "n_features": m, "n_clusters": int(k),
+                   "clustering": how, "read": adata.uns.get("fsclust_read", {}),
+                   "ranking": info, "seconds": {"read": round(read_s, 2),
+                                                "rank": round(rank_s, 2),
+                                                "cluster": round(cluster_s, 2)}}
+        if labels_true is not None:
+            from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
+
+            summary["ari"] = float(adjusted_rand_score(labels_true, labels))
+            summary["nmi"] = float(normalized_mutual_info_score(labels_true, labels))
+        prefix = f"{name}: " if len(names) > 1 else ""
+        log.info(f"{prefix}kept {m} of {adata.n_vars} genes, K = {k} clusters ({how}); "
+                 f"ranked in {rank_s:.1f} s, clustered in {cluster_s:.1f} s")
+        outputs[name] = (ranking, pd.DataFrame({"sample": adata.obs_names.astype(str),
+                                                "cluster": labels}), summary)
+    out = Path(args.output_dir)
+    with atomic_dir(out) as tmp:
+        for name, (ranking, labels, summary) in outputs.items():
+            folder = tmp / name if len(names) > 1 else tmp
+            folder.mkdir(exist_ok=True)
+            ranking.to_csv(folder / "ranking.tsv", sep="\t", index=False,
+                           float_format=_FLOAT_FORMAT)
+            labels.to_csv(folder / "labels.tsv", sep="\t", index=False)
+            (folder / "summary.json").write_text(json.dumps(summary, indent=2,
+                                                            default=_json_default) + "\n")
+    log.info(f"wrote {out}/ (ranking.tsv, labels.tsv, summary.json)")
+    if args.top:
+        _write_stdout(pd.concat([r.head(args.top).assign(method=n) for n, (r, _, _) in
+                                 outputs.items()], ignore_index=True))
+    return 0
+
+
+def _json_default(value):
+    """numpy scalars and arrays in summary.json."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return str(value)
+
+
+def _cluster_cells(adata, selected, args):
+    """The cells' clusters on the selected genes: Leiden on the kNN graph of their principal
+    components (K is the partition's), or k-means into ``--n-clusters K`` on those components."""
+    from fsclust.counts import normalize_log1p
+    from fsclust.graphs import pca_embedding, pca_knn_graph
+
+    X = adata.X[:, np.flatnonzero(selected)]
+    if not args.normalized:
+        X = normalize_log1p(X)
+    n_pcs = int(min(50, X.shape[1] - 1, X.shape[0] - 1))
+    if isinstance(args.n_clusters, int):
+        from sklearn.cluster import KMeans
+
+        E, _ = pca_embedding(X, n_pcs, random_state=args.seed)
+        labels = KMeans(args.n_clusters, n_init=10, random_state=args.seed).fit_predict(E)
+        return labels, args.n_clusters, f"k-means on {n_pcs} principal components"
+    from fsclust.cluster.leiden import leiden_labels
+
+    W = pca_knn_graph(X, n_neighbors=15, n_pcs=n_pcs, random_state=args.seed)
+    labels = leiden_labels(W, resolution=args.resolution, random_state=args.seed)
+    return labels, int(labels.max()) + 1, (f"Leiden, resolution {args.resolution}, on the "
+                                           f"15-nearest-neighbour graph of {n_pcs} principal "
+                                           "components")
+
+
 def _cmd_select(args):
     from fsclust._io import atomic_dir
 
@@ -557,6 +718,8 @@ def _cmd_select(args):
     except ValueError as exc:
         raise ValueError(_in_flag_words(str(exc))) from None
     params = _parse_set(args.set, names)
+    if _single_cell_input(args):
+        return _cmd_select_counts(args, names, params, log)
     options = _selector_options(args)
     if to_stdout and len(names) > 1:
         raise ValueError(f"--output-dir - writes one method's ranking to stdout; with "
@@ -979,6 +1142,32 @@ def build_parser():
                         help="also draw summary.png and summary.svg: the criterion against m, "
                              "the scores, a 2-D embedding coloured by cluster and a heatmap "
                              "(about 2 s more)")
+    cells = select.add_argument_group(
+        "single-cell counts", "an .h5ad whose matrix is sparse, a 10x folder "
+        "(matrix.mtx.gz, features.tsv.gz, barcodes.tsv.gz), a 10x .h5 or a Matrix Market .mtx "
+        "(cells in rows) is read as counts and kept sparse: genes ranked on the log of the "
+        "per-cell normalised counts (the methods that model counts get the counts), the graph "
+        "methods on a kNN graph of principal components, the cells clustered by Leiden on the "
+        "selected genes (or k-means with --n-clusters K); --n-features M is required")
+    cells.add_argument("--counts", action="store_true",
+                       help="read --input as single-cell counts even when it would not be "
+                            "(a dense .h5ad)")
+    cells.add_argument("--layer", metavar="NAME",
+                       help="the .h5ad layer holding the counts (e.g. counts); implies --counts")
+    cells.add_argument("--normalized", action="store_true",
+                       help="the values are already log-normalised: ranked as they are")
+    cells.add_argument("--min-cells", type=_positive_int, default=3, metavar="N",
+                       help="genes seen in fewer cells are not ranked (default: %(default)s)")
+    cells.add_argument("--empty", choices=["drop", "refuse"], default="drop",
+                       help="cells and genes with no counts: dropped and counted, or refused "
+                            "(default: %(default)s)")
+    cells.add_argument("--make-unique", action="store_true",
+                       help="make duplicated gene (or cell) names unique instead of refusing")
+    cells.add_argument("--batch-key", metavar="COL",
+                       help="an obs column of batches: genes ranked within each batch and the "
+                            "ranks combined (scanpy's seurat_v3 rule)")
+    cells.add_argument("--resolution", type=float, default=1.0, metavar="R",
+                       help="Leiden's resolution: larger, more clusters (default: %(default)s)")
     select.add_argument("--strict", action="store_true",
                         help="exit with code 3 when a ranking is decided by ties (all scores "
                              "equal, or a tie across the top-m boundary) or a fit's status "

@@ -10,6 +10,7 @@ _EXPORTS = {
     "KernelKMeans": "kernel_kmeans",
     "KMeans": "kmeans",
     "LLC": "llc",
+    "leiden_labels": "leiden",
     "NormalizedCut": "ncut",
     "SpectralClustering": "spectral",
     "ClustererTags": "tags",
