@@ -135,6 +135,8 @@ def test_bad_counts_are_one_line_exit_2_and_nothing_written(case, tmp_path, coun
     path = tmp_path / "cells.h5ad"
     adata.write_h5ad(path)
     m = ["--n-features", "auto"] if case == "auto m" else ["--n-features", "10"]
+    if case in ("negative", "non-integer"):
+        extra = ["--counts"]  # such an .h5ad is otherwise read as a table of features
     if case == "table flag":
         extra = ["--log1p"]
     if case == "unknown layer":
@@ -144,6 +146,16 @@ def test_bad_counts_are_one_line_exit_2_and_nothing_written(case, tmp_path, coun
     expected = {"negative": "negative", "non-integer": "integer", "duplicated": "make",
                 "auto m": "--n-features M", "table flag": "--log1p", "unknown layer": "raw"}
     assert expected[case] in err
+
+
+def test_a_sparse_h5ad_of_non_integers_stays_a_table_of_features(tmp_path, counts):
+    X = sp.csr_matrix(np.log1p(counts[0][:60, :20].toarray()))
+    path = tmp_path / "table.h5ad"
+    anndata.AnnData(X).write_h5ad(path)
+    out = tmp_path / "out"
+    assert _select("--input", path, "--method", "variance", "--n-features", 5,
+                   "--n-clusters", 2, "--output-dir", out, "--quiet") == 0
+    assert (out / "criterion.tsv").exists()
 
 
 def test_a_dense_h5ad_stays_a_table_of_features(tmp_path, counts, capsys):

@@ -550,7 +550,8 @@ def _print_top(results, n):
 def _single_cell_input(args):
     """Whether ``select`` reads ``--input`` as single-cell counts: asked (``--counts``,
     ``--layer``), a 10x folder or ``.h5``, Matrix Market, or an ``.h5ad`` whose ``X`` is stored
-    sparse (a dense ``.h5ad`` stays a table of features)."""
+    sparse and holds non-negative integers (its first stored values, read alone); any other
+    ``.h5ad`` stays a table of features, as before."""
     if args.counts or args.layer:
         return True
     if args.input == "-":
@@ -564,7 +565,11 @@ def _single_cell_input(args):
 
         try:
             with h5py.File(path, "r") as handle:
-                return isinstance(handle.get("X"), h5py.Group)  # sparse: a group of arrays
+                X = handle.get("X")
+                if not isinstance(X, h5py.Group) or "data" not in X:  # sparse: a group
+                    return False
+                head = X["data"][:100_000]
+                return bool(head.size and np.all(head >= 0) and np.all(head == np.rint(head)))
         except OSError:
             return False  # the table reader names what is wrong with the file
     return False
