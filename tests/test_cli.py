@@ -4,10 +4,11 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.utils import get_tags
 
 from fsclust import __version__
 from fsclust.cli import build_parser, main
-from fsclust.registry import method_names
+from fsclust.registry import method_names, ranker_class
 
 
 @pytest.fixture
@@ -248,6 +249,8 @@ def test_impute_median_equals_filling_in_the_median_by_hand(tmp_path, capsys):
 
 @pytest.mark.parametrize("method", method_names())
 def test_constant_columns_are_ranked_last_with_a_finite_score(method, tmp_path, capsys):
+    if get_tags(ranker_class(method)()).ranker_tags.counts_input:  # test_hvg, test_deviance
+        pytest.skip(f"{method} models raw counts and refuses this real-valued table")
     text = "".join(
         line.replace("\tclass", "\tclass\tflat1\tflat2") if i == 0
         else line.replace("\tx", "\tx\t7\t0").replace("\ty", "\ty\t7\t0")
