@@ -76,6 +76,20 @@ RANKERS = {
     # Nie et al. 2016: projection and an adaptive graph with exactly c components, jointly
     "sogfs": Entry("fsclust.rankers.sogfs:SOGFS",
                    test_params={"n_clusters": 2, "max_iter": 5, "inner_max_iter": 10}),
+    # single-cell counts: scanpy's highly variable genes, one name per flavor. The estimator
+    # checks take a class once, with its first name's parameters: seurat, on the checks'
+    # non-integer values (check_values=False); seurat_v3's loess needs 14 genes or more and
+    # cell_ranger's percentile bins distinct means, which the checks' 1 to 5 features are not
+    # (tests/test_hvg.py tests those flavors)
+    "hvg_seurat": Entry("fsclust.rankers.hvg:HighlyVariableGenes", {"flavor": "seurat"},
+                        test_params={"check_values": False}),
+    "hvg_seurat_v3": Entry("fsclust.rankers.hvg:HighlyVariableGenes", {"flavor": "seurat_v3"},
+                           test_params={"check_values": False}),
+    "hvg_cell_ranger": Entry("fsclust.rankers.hvg:HighlyVariableGenes",
+                             {"flavor": "cell_ranger"}, test_params={"check_values": False}),
+    "hvg_pearson_residuals": Entry("fsclust.rankers.hvg:HighlyVariableGenes",
+                                   {"flavor": "pearson_residuals"},
+                                   test_params={"check_values": False}),
 }
 
 CLUSTERERS = {

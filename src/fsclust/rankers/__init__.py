@@ -18,6 +18,7 @@ _EXPORTS = {
     "FSFS": "fsfs",
     "FRMV": "frmv",
     "GHA": "gha",
+    "HighlyVariableGenes": "hvg",
     "InfFS": "inffs",
     "JELSR": "jelsr",
     "KernelWeightingClustering": "kernel_weighting",
