@@ -257,9 +257,9 @@ def test_a_missing_scanpy_is_one_line(counts, monkeypatch):
 @pytest.mark.slow  # a new interpreter
 def test_importing_and_making_the_rankers_imports_no_scanpy():
     code = ("import sys, fsclust.rankers\n"
-            "from fsclust.rankers import HighlyVariableGenes\n"
+            "from fsclust.rankers import HighlyVariableGenes, BinomialDeviance\n"
             "from fsclust.registry import make_ranker\n"
-            "make_ranker('hvg_seurat_v3')\n"
+            "make_ranker('hvg_seurat_v3'), make_ranker('deviance')\n"
             "print(sorted(m for m in ('scanpy', 'anndata') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)

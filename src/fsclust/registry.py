@@ -90,6 +90,9 @@ RANKERS = {
     "hvg_pearson_residuals": Entry("fsclust.rankers.hvg:HighlyVariableGenes",
                                    {"flavor": "pearson_residuals"},
                                    test_params={"check_values": False}),
+    # Townes et al. 2019: binomial deviance of the raw counts (scry)
+    "deviance": Entry("fsclust.rankers.deviance:BinomialDeviance",
+                      test_params={"check_values": False}),
 }
 
 CLUSTERERS = {

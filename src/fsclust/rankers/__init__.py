@@ -12,6 +12,7 @@ _EXPORTS = {
     "constant_features": "base",
     "mean_plus_std_rule": "base",
     "ranking_from_scores": "base",
+    "BinomialDeviance": "deviance",
     "ConsensusCorrelation": "consensus_correlation",
     "EVSFSC": "evsfsc",
     "FRCM": "frcm",
