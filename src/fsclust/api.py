@@ -230,12 +230,24 @@ def did_you_mean(name, valid):
     return f"did you mean {close[0]!r}? " if close else ""
 
 
+def _table_methods(names):
+    """``names`` without the methods that model raw single-cell counts (scanpy's flavors, the
+    deviance: :class:`~fsclust.rankers.base.RankerTags` ``counts_input``), which refuse a
+    table of real values; ``fsclust.pp`` runs them on counts."""
+    from sklearn.utils import get_tags
+
+    from fsclust.registry import ranker_class
+
+    return [name for name in names
+            if not get_tags(ranker_class(name)()).ranker_tags.counts_input]
+
+
 def resolve_methods(method):
     """The list of registered method names ``method`` asks for (a name, a list, or "all")."""
     from fsclust.registry import method_names, method_names_by_role
 
     if isinstance(method, str):
-        names = method_names_by_role("method") if method == "all" else [method]
+        names = _table_methods(method_names_by_role("method")) if method == "all" else [method]
     else:
         names = list(method)
     if not names:
@@ -544,7 +556,8 @@ def select(X, method="laplacian", *, n_features="auto", n_clusters="auto", label
         taken as it is.
     method : str, list of str or "all", default="laplacian"
         A registered method (``fsclust methods``), several, or "all" (every method of role
-        "method" in :mod:`fsclust.registry`).
+        "method" in :mod:`fsclust.registry` but those that model raw single-cell counts,
+        which :func:`fsclust.pp.select_features` runs).
     n_features : "auto" or int, default="auto"
         The number of features to keep, between 1 and the number of non-constant features;
         "auto": chosen by the selector's criterion.

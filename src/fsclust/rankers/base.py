@@ -123,7 +123,8 @@ def _scalable_methods():
             tags = get_tags(ranker_class(name)()).ranker_tags
         except Exception:  # a method whose optional dependency is missing, or needs arguments
             continue
-        if tags.sparse_input and tags.max_samples is None:
+        # the count models (scanpy's flavors, the deviance) are no alternative for a table
+        if tags.sparse_input and tags.max_samples is None and not tags.counts_input:
             names.append(name)
     return names
 
