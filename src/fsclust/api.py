@@ -230,24 +230,12 @@ def did_you_mean(name, valid):
     return f"did you mean {close[0]!r}? " if close else ""
 
 
-def _table_methods(names):
-    """``names`` without the methods that model raw single-cell counts (scanpy's flavors, the
-    deviance: :class:`~fsclust.rankers.base.RankerTags` ``counts_input``), which refuse a
-    table of real values; ``fsclust.pp`` runs them on counts."""
-    from sklearn.utils import get_tags
-
-    from fsclust.registry import ranker_class
-
-    return [name for name in names
-            if not get_tags(ranker_class(name)()).ranker_tags.counts_input]
-
-
 def resolve_methods(method):
     """The list of registered method names ``method`` asks for (a name, a list, or "all")."""
-    from fsclust.registry import method_names, method_names_by_role
+    from fsclust.registry import method_names, table_method_names
 
     if isinstance(method, str):
-        names = _table_methods(method_names_by_role("method")) if method == "all" else [method]
+        names = table_method_names() if method == "all" else [method]
     else:
         names = list(method)
     if not names:

@@ -252,6 +252,23 @@ def method_names():
     return sorted(RANKERS)
 
 
+def table_method_names():
+    """The methods (role ``"method"``) that rank a table of real values: all but the models of
+    raw single-cell counts (their class's ``RankerTags.counts_input``: scanpy's flavors, the
+    deviance), which refuse real values and run through :mod:`fsclust.pp` on counts. What
+    "all" means for a table (``fsclust.select``, the workflow's ``methods: all``).
+
+    Examples
+    --------
+    >>> "laplacian" in table_method_names(), "hvg_seurat_v3" in table_method_names()
+    (True, False)
+    """
+    from sklearn.utils import get_tags
+
+    return [name for name in method_names_by_role("method")
+            if not get_tags(ranker_class(name)()).ranker_tags.counts_input]
+
+
 def method_names_by_role(role="method"):
     """Names of the registered rankers with ``role`` (one of :data:`ROLES`).
 

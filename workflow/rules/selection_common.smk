@@ -1,6 +1,6 @@
 # The helpers of workflow/rules/selection.smk (the `selection` experiments, issue 23): which
 # datasets and methods a block runs, its jobs' files and resources, and its config checks.
-from fsclust.registry import method_names, method_names_by_role  # noqa: E402
+from fsclust.registry import method_names, table_method_names  # noqa: E402
 from fsclust.studies.selection.step import select_and_score  # noqa: E402
 
 SELECTIONS = config.get("selection", {})
@@ -11,7 +11,7 @@ def selection_methods(name, slow=False):
     block = SELECTIONS[name]
     methods = block["methods"]
     if methods == "all":
-        methods = method_names_by_role("method")
+        methods = table_method_names()
     cost, limit = block["seconds_per_resample"], block["max_seconds_per_resample"]
     return [m for m in methods if (cost[m] > limit) == slow]
 
@@ -112,7 +112,7 @@ def _check_selection():
                         f"({config['datasets_sheet']})"
                     )
         methods = block["methods"]
-        methods = method_names_by_role("method") if methods == "all" else methods
+        methods = table_method_names() if methods == "all" else methods
         for method in methods:
             check_params("method", method, None)
         unmeasured = [m for m in methods if m not in block["seconds_per_resample"]]
