@@ -21,6 +21,14 @@ from .frmv import correlation_ratio
 CONSENSUS_FUNCTIONS = ("cspa", "hbgf", "average_link")
 
 
+#: The largest number of samples (:class:`~fsclust.rankers.base.RankerTags`): the consensus
+#: matrix, its zero-diagonal copy and the graph METIS cuts (scipy's CSR, then LIL, of up to
+#: ``n^2`` edges) are about 13 float64 ``n x n`` arrays at the peak (measured,
+#: docs/measurements.md "Size bounds of the rankers"), within 4 GiB up to 6,377. HBGF builds
+#: no ``n x n`` array but is held to the same bound.
+MAX_SAMPLES = 6_000
+
+
 class ConsensusCorrelation(FeatureRanker):
     """Rank features by their correlation ratio ``eta^2`` with a consensus partition of an
     ensemble (larger is better).
@@ -114,6 +122,11 @@ class ConsensusCorrelation(FeatureRanker):
         self.n_partitions = n_partitions
         self.max_clusters = max_clusters
         self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.ranker_tags.max_samples = MAX_SAMPLES
+        return tags
 
     def _score(self, X, rng):
         n = X.shape[0]

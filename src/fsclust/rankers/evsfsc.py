@@ -165,6 +165,13 @@ def evsfsc_scores(X, n_clusters, laplacian="unnormalized", t=None, t_rule="jiang
                                  "n_dropped": dropped}
 
 
+#: The largest number of samples (:class:`~fsclust.rankers.base.RankerTags`): the heat kernel,
+#: the Laplacian and its full eigen-decomposition are about 4.2 float64 ``n x n`` arrays
+#: besides the feature blocks (about 300 MB), within 4 GiB up to 10,927 (docs/measurements.md,
+#: "Size bounds of the rankers"); time ``O(n^3)``.
+MAX_SAMPLES = 10_000
+
+
 class EVSFSC(FeatureRanker):
     """Eigenvector sensitive feature selection for spectral clustering.
 
@@ -243,6 +250,11 @@ class EVSFSC(FeatureRanker):
         self.bandwidth_scale = bandwidth_scale
         self.include_trivial = include_trivial
         self.block_size = block_size
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.ranker_tags.max_samples = MAX_SAMPLES
+        return tags
 
     def _score(self, X, rng):
         t = self.t

@@ -18,6 +18,14 @@ from .base import FeatureRanker, IntInterval
 DUPLICATES = ("one", "drop")
 
 
+#: The largest number of samples (:class:`~fsclust.rankers.base.RankerTags`): the consensus
+#: matrix ``M`` (``n x n``) and the sparse co-association product it comes from, about
+#: 2.1 float64 ``n x n`` arrays at the peak besides the blocks of the pair pass (measured,
+#: docs/measurements.md "Size bounds of the rankers"), fit 4 GiB up to 15,865; time
+#: ``O(n^2 D)``.
+MAX_SAMPLES = 15_000
+
+
 class FRCM(FeatureRanker):
     """Rank features by the agreement (ARImm) of their affinity with an ensemble's consensus.
 
@@ -136,6 +144,11 @@ class FRCM(FeatureRanker):
         self.duplicates = duplicates
         self.block_size = block_size
         self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.ranker_tags.max_samples = MAX_SAMPLES
+        return tags
 
     def _score(self, X, rng):
         self.max_clusters_ = max_ensemble_clusters(X.shape[0], self.max_clusters)

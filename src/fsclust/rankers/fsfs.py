@@ -695,6 +695,13 @@ def _bisect_k(size_of, m, k_max):
     return lo
 
 
+#: The largest number of features (:class:`~fsclust.rankers.base.RankerTags`): the ``d x d``
+#: dissimilarities and the sorted table (value and column) are about 1.6 float64 ``d x d``
+#: arrays, within 4 GiB up to 18,492; above ``d = 18,918`` the default ``max_table_mb``
+#: (4 GiB) alone would fill the budget (docs/measurements.md, "Size bounds of the rankers").
+MAX_FEATURES = 16_000
+
+
 class FSFS(FeatureRanker):
     """Feature similarity feature selection: keep one feature per cluster of similar ones.
 
@@ -837,6 +844,7 @@ class FSFS(FeatureRanker):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.ranker_tags.nested_selection = False  # one subset per size: subset(m)
+        tags.ranker_tags.max_features = MAX_FEATURES
         return tags
 
     def _score(self, X, rng):

@@ -154,6 +154,12 @@ def subset_size(energies):
     return int(np.sum(counts > counts.mean()))
 
 
+#: The largest number of features (:class:`~fsclust.rankers.base.RankerTags`): the graph ``A``
+#: (float32 above 11,585 features) and a block of rows, 1.13 times ``A`` at the peak
+#: (docs/measurements.md, "Size bounds of the rankers"), within 4 GiB up to 30,825.
+MAX_FEATURES = 30_000
+
+
 class InfFS(FeatureRanker):
     """Inf-FS: rank features by the energy of all the paths through them in a feature graph.
 
@@ -247,6 +253,11 @@ class InfFS(FeatureRanker):
         self.variant = variant
         self.factor = factor
         self.compat = compat
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.ranker_tags.max_features = MAX_FEATURES
+        return tags
 
     def _score(self, X, rng):
         scores = np.full(X.shape[1], -np.inf)

@@ -64,6 +64,14 @@ def lle_laplacian(S):
     return 0.5 * (L + L.T)
 
 
+#: The largest number of samples (:class:`~fsclust.rankers.base.RankerTags`): the LLE
+#: Laplacian (dense ``n x n``), the ridge's hat complement, their sum and its eigenvectors are
+#: about 8.4 float64 ``n x n`` arrays at ``d = n`` (within 4 GiB up to 8,004); lower for time:
+#: a dense ``n x n`` eigenproblem per iteration, ``O(n^3)``, about 10 minutes on 2 cores at
+#: 5,000 samples (docs/measurements.md, "Size bounds of the rankers").
+MAX_SAMPLES = 5_000
+
+
 class JELSR(EmbeddedRanker):
     """JELSR: an embedding ``Y`` that preserves the local linear structure and the l2,1-sparse
     regression ``W`` that predicts it from the features, learned jointly.
@@ -184,6 +192,11 @@ class JELSR(EmbeddedRanker):
         self.compat = compat
         self.max_iter = max_iter
         self.tol = tol
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.ranker_tags.max_samples = MAX_SAMPLES
+        return tags
 
     def _score(self, X, rng):
         n = X.shape[0]

@@ -116,6 +116,15 @@ def _centre(S):
     return 0.5 * (Kt + Kt.T)
 
 
+#: The largest number of samples (:class:`~fsclust.rankers.base.RankerTags`): besides the
+#: kernels cached within ``memory_limit`` (1 GiB), ``S``, its centred copies, the next ``S``
+#: and a block of kernels are about 6 float64 ``n x n`` arrays (within 4 GiB up to 8,158);
+#: lower for time: ``O(d n^2)`` per iteration and a dense ``n x n`` eigenproblem, ``O(n^3)``,
+#: about 10 minutes on 2 cores at 6,000 samples (docs/measurements.md, "Size bounds of the
+#: rankers").
+MAX_SAMPLES = 6_000
+
+
 class KernelWeightingClustering(FeatureRanker):
     """Feature weights and a clustering from one kernel objective (Zeng & Cheung 2008).
 
@@ -256,6 +265,11 @@ class KernelWeightingClustering(FeatureRanker):
         self.block_size = block_size
         self.n_init = n_init
         self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.ranker_tags.max_samples = MAX_SAMPLES
+        return tags
 
     def _score(self, X, rng):
         n, d = X.shape

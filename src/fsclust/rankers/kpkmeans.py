@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -10,6 +10,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ..cluster.affinity import check_n_clusters
 from ..cluster.kernel_kmeans import kernel_kmeans, one_hot
 from ..graphs import SCALINGS, scale_features, squared_distances
+from ._bounds import linear_bound
 from .base import FeatureRanker, IntInterval
 
 STEP_RULES = ("fixed", "normalized")
@@ -120,6 +121,21 @@ def printed_energy_ratio_gradient(X, v, labels, n_clusters):
     """
     grad, _ = kpkmeans_gradient(X, v, labels, n_clusters, lam=0.0)
     return -np.asarray(v) * grad
+
+
+#: The largest number of samples fitted (:class:`~fsclust.rankers.base.RankerTags`): the
+#: kernel and the gradient's coefficients are about 4.2 float64 ``n x n`` arrays (fit 4
+#: GiB up to 11,306), but each gradient step costs ``O(n^2 d)`` and a fit takes a thousand
+#: steps: about 10 minutes on 2 cores at 5,000 samples (docs/measurements.md, "Size bounds of
+#: the rankers"). With ``max_samples`` (the parameter) at most this, the fit is on the
+#: subsample and the bound is that of the labels of all samples (:data:`SUBSAMPLE_ARRAYS`).
+MAX_SAMPLES = 5_000
+
+#: The ``n x m`` arrays of the labels of all ``n`` samples when the fit is on a subsample of
+#: ``m`` (the kernel between the samples and the subsample and its distance terms): 2.3
+#: measured at n = 20,000 and 40,000, m = 300; the bound on ``n`` is then where 3 of them fit
+#: 4 GiB (150,000 samples for m = 1,000).
+SUBSAMPLE_ARRAYS = 3
 
 
 class KPKMeans(FeatureRanker):
@@ -337,6 +353,17 @@ class KPKMeans(FeatureRanker):
         self.init_features = init_features
         self.max_samples = max_samples
         self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        m = self.max_samples
+        if isinstance(m, Integral) and not isinstance(m, bool) and 1 <= m <= MAX_SAMPLES:
+            # fitted on m samples: the n x n arrays are m x m, and the labels of all n samples
+            # take SUBSAMPLE_ARRAYS arrays of n x m
+            tags.ranker_tags.max_samples = max(MAX_SAMPLES, linear_bound(SUBSAMPLE_ARRAYS, m))
+        else:
+            tags.ranker_tags.max_samples = MAX_SAMPLES
+        return tags
 
     def _score(self, X, rng):
         """Learn the scaling factors ``v`` and the partition; ``v`` is the score."""

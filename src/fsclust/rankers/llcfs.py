@@ -97,6 +97,13 @@ def effective_number_of_features(tau):
     return float(np.exp(-np.sum(p * np.log(p))))
 
 
+#: The largest number of samples (:class:`~fsclust.rankers.base.RankerTags`): the Gram matrix,
+#: its distances, the local learning matrix and the eigenproblem are about 7 float64
+#: ``n x n`` arrays (4 GiB up to 8,695); lower for time: ``O(n^{2.5})`` per fit, about 10
+#: minutes on 2 cores at 6,000 samples (docs/measurements.md, "Size bounds of the rankers").
+MAX_SAMPLES = 6_000
+
+
 class LLCFS(FeatureRanker):
     """LLC-fs: local learning based clustering that learns feature weights ``tau``.
 
@@ -233,6 +240,11 @@ class LLCFS(FeatureRanker):
         self.tol = tol
         self.n_init = n_init
         self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.ranker_tags.max_samples = MAX_SAMPLES
+        return tags
 
     def _scores_use_random_state(self):
         return False

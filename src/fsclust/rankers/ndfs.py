@@ -38,6 +38,13 @@ def spectral_start(L, n_clusters, rng, offset=0.2):
     return F + offset
 
 
+#: The largest number of samples (:class:`~fsclust.rankers.base.RankerTags`): the neighbour
+#: graph's distances, the spectral start and the weighted ridge (``n x n`` or ``d x d``): about
+#: 7.3 float64 ``n x n`` arrays at ``d = n`` (docs/measurements.md, "Size bounds of the
+#: rankers"), within 4 GiB up to 8,570.
+MAX_SAMPLES = 8_000
+
+
 class NDFS(EmbeddedRanker):
     """NDFS: a nonnegative spectral clustering indicator ``F`` and the l2,1-sparse regression
     ``W`` that predicts it from the features, learned jointly.
@@ -180,6 +187,11 @@ class NDFS(EmbeddedRanker):
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.ranker_tags.max_samples = MAX_SAMPLES
+        return tags
 
     def _score(self, X, rng):
         n = X.shape[0]

@@ -7,6 +7,7 @@ import scipy.linalg
 from sklearn.decomposition import PCA
 
 from ..graphs import canonical_sign_flip
+from ._bounds import check_smaller_side
 from .base import FeatureRanker
 
 
@@ -90,6 +91,13 @@ def pca_projection(X, n_components, standardize=False):
     return canonical_sign_flip(PCA(n_components=m, svd_solver="full").fit_transform(X))
 
 
+#: The largest ``min(n, d)`` (:mod:`fsclust.rankers._bounds`): the cross-product of the smaller
+#: side and the eigensolver's copy, with the centred data, are 3 float64 arrays of
+#: ``min(n, d)^2`` for a square input (docs/measurements.md, "Size bounds of the rankers"),
+#: within 4 GiB up to 13,377.
+MAX_SMALLER_SIDE = 12_000
+
+
 class PCARanking(FeatureRanker):
     """Rank features by their absolute loading ``|w_1j|`` on the first principal axis.
 
@@ -139,6 +147,25 @@ class PCARanking(FeatureRanker):
     def __init__(self, n_features_to_select=None, *, standardize=True):
         self.n_features_to_select = n_features_to_select
         self.standardize = standardize
+
+    def fit(self, X, y=None):
+        """Score the features by the first principal axis of ``X``.
+
+        An input whose smaller side exceeds :data:`MAX_SMALLER_SIDE` is refused first, in one
+        line (:class:`~fsclust.rankers.base.SizeBoundError`), before any copy of it.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : Ignored
+
+        Returns
+        -------
+        self
+        """
+        check_smaller_side(self, X, MAX_SMALLER_SIDE,
+                           "it builds min(n, d) x min(n, d) cross-products")
+        return super().fit(X, y)
 
     def _score(self, X, rng):
         self.components_ = first_principal_axis(X, self.standardize)

@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..cluster.affinity import check_n_clusters
 from ..cluster.kmeans import KMeans
 from ..graphs import canonical_sign_flip, largest_eigenvectors
+from ._bounds import check_smaller_side
 from .base import FeatureRanker, IntInterval, constant_features
 
 INITS = ("uniform", "random")
@@ -147,6 +148,13 @@ def _initial_indicator(M, n_clusters, init, rng):
     full = n_clusters > min(M.shape)
     Vt = scipy.linalg.svd(M, full_matrices=full, compute_uv=True)[2]
     return np.ascontiguousarray(canonical_sign_flip(Vt[:n_clusters].T))
+
+
+#: The largest ``min(n, d)`` (:mod:`fsclust.rankers._bounds`): the SVD of the ``(d, n)``
+#: feature rows (its factors and workspace) and the copies of the data are 8 float64
+#: arrays of ``min(n, d)^2`` for a square input (docs/measurements.md, "Size bounds of the
+#: rankers"), within 4 GiB up to 8,192.
+MAX_SMALLER_SIDE = 8_000
 
 
 class QAlpha(FeatureRanker):
@@ -286,6 +294,25 @@ class QAlpha(FeatureRanker):
         self.n_init = n_init
         self.random_state = random_state
         self.n_features_to_select = n_features_to_select
+
+    def fit(self, X, y=None):
+        """Learn the feature weights and the clusters of ``X``.
+
+        An input whose smaller side exceeds :data:`MAX_SMALLER_SIDE` is refused first, in one
+        line (:class:`~fsclust.rankers.base.SizeBoundError`), before any copy of it.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : Ignored
+
+        Returns
+        -------
+        self
+        """
+        check_smaller_side(self, X, MAX_SMALLER_SIDE,
+                           "its SVD of the data builds min(n, d) x min(n, d) arrays")
+        return super().fit(X, y)
 
     def _score(self, X, rng):
         n, D = X.shape

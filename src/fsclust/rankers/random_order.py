@@ -60,6 +60,12 @@ class RandomRanking(FeatureRanker):
         self.n_features_to_select = n_features_to_select
         self.random_state = random_state
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # only the number of columns is read: a sparse input is never densified
+        tags.ranker_tags.sparse_input = True
+        return tags
+
     def _score(self, X, rng):
         # a permutation, not uniform draws: no ties, so the order is the draw, never the index
         return rng.permutation(np.arange(X.shape[1], 0, -1)).astype(np.float64)

@@ -176,6 +176,13 @@ def projected_lbfgs(fun, x, *, nonnegative, tol_f, tol_grad):
     return x, _projected_gradient(x, g, nonnegative)
 
 
+#: The largest number of samples (:class:`~fsclust.rankers.base.RankerTags`): the neighbour
+#: graph's distances and its dense copy (``n x n``), and ``X X^T`` or ``X^T X`` when ``d`` is
+#: near ``n``: about 5.1 float64 ``n x n`` arrays at ``d = n`` (docs/measurements.md, "Size
+#: bounds of the rankers"), within 4 GiB up to 10,260.
+MAX_SAMPLES = 10_000
+
+
 class RUFS(FeatureRanker):
     """RUFS: robust label learning by orthogonal NMF and robust feature learning by l2,1
     regression, jointly; features ranked by the row norms of the regression ``W``.
@@ -330,6 +337,11 @@ class RUFS(FeatureRanker):
         gram[np.diag_indices(n)] += self.beta / self.alpha
         W = X.T @ np.linalg.solve(gram, G)
         return G, F, W
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.ranker_tags.max_samples = MAX_SAMPLES
+        return tags
 
     def _score(self, X, rng):
         objective = _Objective(X, local_learning_matrix(X, self.n_neighbors, self.ridge),

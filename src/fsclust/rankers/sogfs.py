@@ -99,6 +99,13 @@ def adaptive_neighbours(near, dist_W, dist_F, lam, r):
     return S
 
 
+#: The largest number of samples (:class:`~fsclust.rankers.base.RankerTags`): the distances of
+#: the data, of ``F`` and of ``X W`` (``n x n``), the graph and the inner UDFS fit: about
+#: 9.2 float64 ``n x n`` arrays at ``d = n`` (docs/measurements.md, "Size bounds of the
+#: rankers"), within 4 GiB up to 7,639.
+MAX_SAMPLES = 6_000
+
+
 class SOGFS(EmbeddedRanker):
     """SOGFS: a projection ``W`` and a sample graph ``S`` with exactly ``c`` connected
     components, learned jointly; features are ranked by ``||w^j||_2`` (higher is better).
@@ -236,6 +243,11 @@ class SOGFS(EmbeddedRanker):
         self.inner_tol = inner_tol
         self.compat = compat
         self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.ranker_tags.max_samples = MAX_SAMPLES
+        return tags
 
     def _score(self, X, rng):
         n = X.shape[0]

@@ -76,6 +76,13 @@ def local_discriminative_laplacian(X, n_neighbors, lam):
     return sp.csr_matrix(0.5 * (L + L.T))
 
 
+#: The largest number of samples (:class:`~fsclust.rankers.base.RankerTags`): the local
+#: discriminative Laplacian (dense ``n x n``) and ``X^T L X`` (``d x d`` for ``d <= n``, else
+#: an ``n x n`` eigen-decomposition): about 4.0 float64 ``n x n`` arrays at ``d = n``
+#: (docs/measurements.md, "Size bounds of the rankers"), within 4 GiB up to 11,585.
+MAX_SAMPLES = 10_000
+
+
 class UDFS(EmbeddedRanker):
     """UDFS: the projection ``W`` that best preserves the local discriminative structure.
 
@@ -180,6 +187,11 @@ class UDFS(EmbeddedRanker):
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.ranker_tags.max_samples = MAX_SAMPLES
+        return tags
 
     def _score(self, X, rng):
         n = X.shape[0]

@@ -5,7 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..graphs import canonical_sign_flip
+from ._bounds import check_smaller_side
 from .base import FeatureRanker, IntInterval, mean_plus_std_rule
+
+
+#: The largest ``min(n, d)`` (:mod:`fsclust.rankers._bounds`), for time: when ``d <= n`` (or
+#: every feature is a pole) each feature takes an eigen-decomposition of ``min(n, d)^2``, time
+#: ``O(min(n, d)^4)``: about 10 minutes on 2 cores at 2,000 (docs/measurements.md, "Size bounds
+#: of the rankers"); the memory, 8 arrays of ``min(n, d)^2``, would allow 8,192.
+MAX_SMALLER_SIDE = 2_000
 
 
 class UFF(FeatureRanker):
@@ -88,6 +96,25 @@ class UFF(FeatureRanker):
         self.n_features_to_select = n_features_to_select
         self.ddof = ddof
         self.batch_size = batch_size
+
+    def fit(self, X, y=None):
+        """Score each feature's contribution to the SVD entropy of ``X``.
+
+        An input whose smaller side exceeds :data:`MAX_SMALLER_SIDE` is refused first, in one
+        line (:class:`~fsclust.rankers.base.SizeBoundError`), before any copy of it.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : Ignored
+
+        Returns
+        -------
+        self
+        """
+        check_smaller_side(self, X, MAX_SMALLER_SIDE,
+                           "its time grows as min(n, d)^4")
+        return super().fit(X, y)
 
     def _post_fit(self, X):
         """The ``CE > mean + sd`` rule: the subset UFF selects itself."""
