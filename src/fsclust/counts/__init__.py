@@ -18,6 +18,7 @@ from fsclust._lazy import lazy_exports
 
 # public name -> the module that defines it
 _EXPORTS = {
+    "cells_per_gene": "preprocess",
     "check_counts": "read",
     "read_counts": "read",
     "filter_genes": "preprocess",

@@ -22,8 +22,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, validate_parameter_constraints
 
-__all__ = ["CHUNK_ENTRIES", "PreprocessedCounts", "filter_genes", "log1p", "normalize_log1p",
-           "normalize_total", "preprocess_counts"]
+__all__ = ["CHUNK_ENTRIES", "PreprocessedCounts", "cells_per_gene", "filter_genes", "log1p",
+           "normalize_log1p", "normalize_total", "preprocess_counts"]
 
 #: Stored values processed at once (4 M: a 32 MiB float64 temporary at most).
 CHUNK_ENTRIES = 2**22
@@ -76,7 +76,7 @@ def filter_genes(data, min_cells=3):
                                    caller_name="filter_genes")
     is_anndata = hasattr(data, "obs") and hasattr(data, "var")
     X = _csr(data.X if is_anndata else data, "filter_genes")
-    gene_mask = _cells_per_gene(X, positive=True) >= min_cells
+    gene_mask = cells_per_gene(X, positive=True) >= min_cells
     if is_anndata:
         return data[:, gene_mask].copy(), gene_mask
     return _columns(X, gene_mask), gene_mask
@@ -241,7 +241,7 @@ def preprocess_counts(adata, *, min_cells=3, target_sum=None, log1p=True, hvg_pr
     is_anndata = hasattr(adata, "obs") and hasattr(adata, "var")
     X = _csr(adata.X if is_anndata else adata, "preprocess_counts")
     n_cells, n_genes = X.shape
-    gene_mask = _cells_per_gene(X, positive=True) >= min_cells
+    gene_mask = cells_per_gene(X, positive=True) >= min_cells
     info = {"n_cells": int(n_cells), "n_genes": int(n_genes), "min_cells": int(min_cells),
             "genes_below_min_cells": int(n_genes - gene_mask.sum()),
             "steps": [f"filter_genes(min_cells={min_cells})"]}
@@ -361,8 +361,17 @@ def _cell_totals(X):
     return totals
 
 
-def _cells_per_gene(X, *, positive):
-    """The number of stored values of each column (``positive``: of values > 0)."""
+def cells_per_gene(X, *, positive=True):
+    """The number of cells where each gene is seen: the stored values of each column of a CSR
+    ``X`` (``positive``: of values > 0), counted in blocks of stored values (no array of
+    ``nnz`` is made).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> cells_per_gene(sp.csr_matrix(np.array([[1.0, 0.0, 2.0], [3.0, 0.0, 0.0]])))
+    array([2, 0, 1])
+    """
     counts = np.zeros(X.shape[1], dtype=np.int64)
     for start in range(0, X.nnz, CHUNK_ENTRIES):
         columns = X.indices[start:start + CHUNK_ENTRIES]

@@ -25,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import StrOptions, validate_parameter_constraints
 
-from fsclust.counts.preprocess import CHUNK_ENTRIES, _cells_per_gene
+from fsclust.counts.preprocess import CHUNK_ENTRIES, cells_per_gene
 
 __all__ = ["DENSE_MAX_ENTRIES", "EXACT_FLOAT32", "PYTHON_NAMES", "check_counts", "read_counts"]
 
@@ -491,7 +491,7 @@ def _drop_empty(X, source, empty, where, names):
     place: the values are not copied.
     """
     cells = np.diff(X.indptr) > 0
-    genes = _cells_per_gene(X, positive=False) > 0
+    genes = cells_per_gene(X, positive=False) > 0
     n_cells, n_genes = int((~cells).sum()), int((~genes).sum())
     if not cells.any():
         raise ValueError(f"{source}: {where} holds no counts at all (every value is 0)")
