@@ -5,7 +5,7 @@ Usage: python speed/planted_suite.py [--cases NAME ...] [--methods NAME ...] [--
                                      [--list]
 
 Each case draws ``n`` samples in ``K`` equal groups (sample ``i`` in group ``i mod K``) and
-``d`` features; ``p`` of them (the first ``p``) are planted: a feature's value is its group's
+``d`` features; ``p`` of them (at random columns) are planted: a feature's value is its group's
 centre plus N(0, 1) noise, the centres drawn N(0, signal^2), one per group and feature; the
 other ``d - p`` are pure N(0, 1) noise. ``raw`` cases hand the rankers that matrix, ``z`` cases
 the features z-scored (a planted feature then has the same variance as a noise one). The
@@ -111,11 +111,12 @@ def draw(case, seed):
         return X, counts.toarray(), markers >= 0
     labels = np.arange(case.n) % case.groups
     X = rng.standard_normal((case.n, case.d))
-    X[:, :case.p] += case.signal * rng.standard_normal((case.groups, case.p))[labels]
+    planted = np.zeros(case.d, dtype=bool)
+    # at random columns: a ranker that leaves ties in column order must not find them first
+    planted[rng.permutation(case.d)[:case.p]] = True
+    X[:, planted] += case.signal * rng.standard_normal((case.groups, case.p))[labels]
     if case.transform == "z":
         X = (X - X.mean(axis=0)) / X.std(axis=0)
-    planted = np.zeros(case.d, dtype=bool)
-    planted[:case.p] = True
     return X, None, planted
 
 
