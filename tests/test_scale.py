@@ -85,7 +85,36 @@ def test_approximate_neighbours_recall_the_exact_ones_and_repeat_with_the_seed()
     assert not (approx == np.arange(1500)[:, None]).any()  # no sample its own neighbour
     recall = np.mean([np.intersect1d(a, b).size / 10 for a, b in zip(approx, exact)])
     assert recall > 0.95
-    assert np.all(np.diff(distances, axis=1) >= -1e-6)
+    assert np.all(np.diff(distances, axis=1) >= 0.0)
+    # the distances of the pairs found are the embedding's own
+    np.testing.assert_allclose(distances, np.linalg.norm(E[:, None, :] - E[approx], axis=2),
+                               rtol=1e-12)
+
+
+def test_distances_on_the_integer_grid_are_exact_in_float32_in_any_summation_order():
+    # what makes the approximate search take the same steps on every CPU: summed in any order
+    # (numba's fastmath, another SIMD width), a float32 distance on the grid is the exact one
+    rng = np.random.RandomState(0)
+    E = rng.standard_normal((400, 64)) * np.geomspace(30.0, 0.5, 64)
+    G = graphs.integer_grid(E)
+    assert np.abs(G).max() == graphs.GRID_HALF_WIDTH and np.array_equal(G, np.rint(G))
+    i, j = rng.randint(0, 400, (2, 5000))
+    exact = ((G[i].astype(np.float64) - G[j]) ** 2).sum(axis=1)
+    squares = (G[i] - G[j]) ** 2  # float32
+    forward = np.zeros(5000, dtype=np.float32)
+    for column in range(64):
+        forward += squares[:, column]
+    backward = np.zeros(5000, dtype=np.float32)
+    for column in reversed(range(64)):
+        backward += squares[:, column]
+    for total in (forward, backward, squares.sum(axis=1), np.einsum("ij,ij->i", G[i] - G[j],
+                                                                      G[i] - G[j])):
+        assert np.array_equal(total.astype(np.float64), exact)
+    # the raw float32 embedding has no such property: the orders disagree somewhere
+    raw = ((E[i] - E[j]) ** 2).astype(np.float32)
+    assert not np.array_equal(raw.sum(axis=1), np.cumsum(raw[:, ::-1], axis=1)[:, -1])
+    with pytest.raises(ValueError, match="at most 64"):
+        graphs.integer_grid(np.ones((3, 65)))
 
 
 def test_pca_knn_graph_is_symmetric_binary_without_loops_and_separates_the_groups():

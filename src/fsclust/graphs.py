@@ -36,6 +36,7 @@ __all__ = [
     "kneighbors_at_scale",
     "pca_knn_graph",
     "EXACT_NEIGHBORS_MAX_N",
+    "integer_grid",
     "graph_quadratic_forms",
     "capped_n_neighbors",
     "laplacian",
@@ -735,7 +736,9 @@ def kneighbors_at_scale(E, n_neighbors, *, method="auto", random_state=0):
     method : {"auto", "exact", "pynndescent"}, default="auto"
         ``"exact"``: a blocked matrix product (:func:`_kneighbors_dense`, scikit-learn's
         search where round-off could decide a list); ``"pynndescent"``: the approximate
-        nearest-neighbour descent of Dong et al. (2011) as scanpy uses it, seeded;
+        nearest-neighbour descent of Dong et al. (2011) as scanpy uses it, seeded, one
+        thread, on the embedding rounded onto :func:`integer_grid` (the same lists on every
+        CPU), the distances of the pairs it finds then taken from ``E`` itself;
         ``"auto"``: exact up to :data:`EXACT_NEIGHBORS_MAX_N` samples.
     random_state : int, default=0
         pynndescent's seed (its random projection trees).
@@ -770,11 +773,68 @@ def kneighbors_at_scale(E, n_neighbors, *, method="auto", random_state=0):
                           "pip install 'fsclust[singlecell]'") from None
     # k + 1: the search lists each point first, at distance 0; one thread, because numba's
     # parallel descent updates the graph in an order that varies between runs
-    index = pynndescent.NNDescent(E, n_neighbors=k + 1, random_state=random_state, n_jobs=1,
-                                  low_memory=True, compressed=True, verbose=False)
-    indices, distances = index.neighbor_graph
-    indices, distances = _drop_self(indices, distances, k)
-    return indices.astype(np.intp), distances.astype(np.float64)
+    index = pynndescent.NNDescent(integer_grid(E), n_neighbors=k + 1,
+                                  random_state=random_state, n_jobs=1, low_memory=True,
+                                  compressed=True, verbose=False)
+    indices, _ = index.neighbor_graph
+    indices, _ = _drop_self(indices, np.zeros(indices.shape), k)
+    indices = indices.astype(np.intp)
+    # the distances of the pairs found, from the embedding itself, in blocks of rows (an
+    # n x k x c array of differences would be 6 GB at 10^6 cells)
+    distances = np.empty(indices.shape)
+    rows = max(1, 2**22 // max(1, k * E.shape[1]))
+    for start in range(0, n, rows):
+        differences = E[start:start + rows, None, :] - E[indices[start:start + rows]]
+        distances[start:start + rows] = np.sqrt(np.einsum("ijk,ijk->ij", differences,
+                                                          differences))
+    # nearest first by the embedding's distances (the order within a list is not the graph's:
+    # W = max(G, G^T) depends only on which neighbours are listed)
+    order = np.argsort(distances, axis=1, kind="stable")
+    return np.take_along_axis(indices, order, axis=1), np.take_along_axis(distances, order,
+                                                                          axis=1)
+
+
+#: Half the width of :func:`integer_grid`: coordinates in [-255, 255], so that a squared
+#: distance is at most 50 x 510^2 < 2^24 for up to 64 components.
+GRID_HALF_WIDTH = 255
+
+
+def integer_grid(E):
+    """``E`` rounded onto an integer grid on which every distance computation is exact.
+
+    The approximate search compiles its distance loops for the CPU it runs on (numba,
+    ``fastmath``): summed in another order, a distance rounds differently on another CPU, a
+    near tie goes the other way and the graph differs. On this grid (the embedding scaled so
+    that its largest absolute coordinate is :data:`GRID_HALF_WIDTH`, then rounded) every
+    squared distance, dot product and random-projection margin of up to 64 components is an
+    integer or half-integer below 2^24, exact in float32 in any order: the search takes the
+    same steps on every machine. The grid's step is 1/255 of the largest coordinate: for the
+    principal components of cells, far below the distances between neighbours (the recall of
+    the exact lists is measured in speed/singlecell_neighbours.py).
+
+    Parameters
+    ----------
+    E : ndarray of shape (n, c), c <= 64
+
+    Returns
+    -------
+    ndarray of shape (n, c), float32, integer values
+
+    Examples
+    --------
+    >>> integer_grid(np.array([[0.0, 1.0], [-2.0, 0.5]]))
+    array([[   0.,  128.],
+           [-255.,   64.]], dtype=float32)
+    """
+    E = np.asarray(E, dtype=np.float64)
+    if E.shape[1] > 64:
+        raise ValueError(f"integer_grid: {E.shape[1]} columns; at most 64 keep every distance "
+                         "exact in float32 (use fewer components)")
+    scale = np.abs(E).max(initial=0.0)
+    if scale == 0.0:
+        return np.zeros(E.shape, dtype=np.float32)
+    # rint rounds half to even, the same on every machine
+    return np.rint(E * (GRID_HALF_WIDTH / scale)).astype(np.float32)
 
 
 def _drop_self(indices, distances, k):
