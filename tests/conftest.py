@@ -40,6 +40,9 @@ def pytest_addoption(parser):
     parser.addoption("--all", action="store_true", default=False, help=_ALL_HELP)
 
 
+# tryfirst: before pytest-xdist's own hook, which reads the xdist_group marks to assign the
+# groups; after it, a mark added here would be seen by no one
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("workflow"):
@@ -49,6 +52,11 @@ def pytest_collection_modifyitems(config, items):
             # fixtures (a workflow run, the BLAS matrix) are built once, not once per worker
             item.add_marker(pytest.mark.xdist_group(item.module.__name__))
     if config.getoption("--all") or config.getoption("markexpr"):
+        # the slow tier's groups first (each a module of minutes, in one worker), the fast
+        # tests after them: the workers fill the end with short tests instead of one of them
+        # starting a long group when the other has nothing left (a stable sort: the order
+        # within each tier is the collection's, the same in every worker)
+        items.sort(key=lambda item: item.get_closest_marker("slow") is None)
         return
     slow = [item for item in items if item.get_closest_marker("slow")]
     if slow:
