@@ -1,8 +1,8 @@
 """Planted structure: does every ranker, at its defaults, put the planted features first?
 
 Usage: python speed/planted_suite.py [--cases NAME ...] [--methods NAME ...] [--seeds S ...]
-                                     [--jobs J] [--timeout SECONDS] [--out TSV] [--figure PNG]
-                                     [--list]
+                                     [--variant LABEL METHOD JSON ...] [--jobs J]
+                                     [--timeout SECONDS] [--out TSV] [--figure PNG] [--list]
 
 Each case draws ``n`` samples in ``K`` equal groups (sample ``i`` in group ``i mod K``) and
 ``d`` features; ``p`` of them (at random columns) are planted: a feature's value is its group's
@@ -22,17 +22,24 @@ states: ``n_clusters = K``, the seed, and ``n_features_to_select = p`` (the numb
 ``p`` selected features (:func:`fsclust.rankers.base.selected_features`) are scored by the
 share of the planted ones among them: ``precision`` (1 is perfect; ``floor = p / d`` is the
 expectation of a random choice). Where the ``p``-th and ``(p+1)``-th ranked features are tied
-(:func:`fsclust.rankers.base.tied_cuts`: the ranker says its order there is arbitrary),
-``precision_ties`` is the expectation over the orders of that tie group (its planted share times
-its slots in the top ``p``), otherwise it equals ``precision``. Labels are used for nothing
-but this score.
+(:func:`fsclust.rankers.base.tied_cuts`: the ranker says its order there is arbitrary) and
+the ranker orders its features by its scores, ``precision_ties`` is the expectation over the
+orders of that tie group (its planted share times its slots in the top ``p``), otherwise it
+equals ``precision``. Labels are used for nothing but this score.
+
+``--variant LABEL METHOD JSON`` (repeatable) adds a row ``LABEL``: registered ``METHOD`` with
+the parameters of the JSON object on top of its defaults (a value ``"K"`` stands for the case's
+number of groups), e.g. ``--variant udfs-paper udfs '{"n_components": "K", "gamma": 1.0}'``:
+the ablations of a method's defaults.
 
 Each fit runs in a forked child process with one BLAS thread, stopped after ``--timeout``
 seconds (status ``timeout``); ``--jobs`` children at a time. Writes one row per (case, seed,
-method) to ``--out`` (default ``results/speed/planted_suite.tsv``) and a heat map of
-``precision_ties`` (methods x cases, the mean over the seeds) to ``--figure`` (default
-``results/speed/planted_suite.png``). The default grid (12 cases, one seed, 28 rankers) takes
-about 10 minutes with ``--jobs 2`` on 2 free cores.
+method), with the fit's time and, where the ranker has them, its iterations, convergence and
+active rows (``n_iter_``, ``converged_``, ``n_active_``), to ``--out`` (default
+``results/speed/planted_suite.tsv``) and a heat map of ``precision_ties`` (methods x cases,
+the mean over the seeds) to ``--figure`` (default ``results/speed/planted_suite.png``).
+The default grid (12 cases, one seed, 28 rankers: 336 rows, 281 fits) took 552 s with
+``--jobs 1`` on the 2-core machine shared with other work (load 3-8), 2026-11-28.
 """
 
 from __future__ import annotations
@@ -45,6 +52,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import dataclasses  # noqa: E402
+import json  # noqa: E402
 import multiprocessing  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -59,8 +67,8 @@ from sklearn.utils import get_tags  # noqa: E402
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from fsclust.rankers.base import (selected_features, tied_cuts,  # noqa: E402
-                                  tied_features)
+from fsclust.rankers.base import (ranking_from_scores, selected_features,  # noqa: E402
+                                  tied_cuts, tied_features)
 from fsclust.registry import make_ranker, method_names_by_role, ranker_class  # noqa: E402
 
 
@@ -136,7 +144,11 @@ def score_selection(ranker, planted, p):
     if not get_tags(ranker).ranker_tags.nested_selection:
         return precision, precision, False, 0
     scores, order = ranker.scores_, ranker.feature_order_
-    if not tied_cuts(scores, order, [p], getattr(ranker, "constant_mask_", None)):
+    constant = getattr(ranker, "constant_mask_", None)
+    by_scores = ranking_from_scores(scores, ranker.higher_is_better, constant)
+    # a ranker with an order of its own (KP-Kmeans' elimination order) is not ordered by
+    # its scores: their ties say nothing of its order
+    if not np.array_equal(order, by_scores) or not tied_cuts(scores, order, [p], constant):
         return precision, precision, False, 0
     _, group = tied_features(scores)
     members = group == group[order[p - 1]]
@@ -150,12 +162,18 @@ def score_selection(ranker, planted, p):
 _DATA = {}
 
 
+# label -> (registered method, parameters) of the --variant rows
+_VARIANTS = {}
+
+
 def _fit_child(conn, name, case, seed):
     try:
         X, counts, planted = _DATA["X"], _DATA["counts"], _DATA["planted"]
-        ranker = make_ranker(name, {"n_features_to_select": case.p}, n_clusters=case.groups,
-                             random_state=seed)
-        data = counts if counts is not None and counts_model(name) else X
+        method, params = _VARIANTS.get(name, (name, {}))
+        params = {key: case.groups if value == "K" else value for key, value in params.items()}
+        ranker = make_ranker(method, {**params, "n_features_to_select": case.p},
+                             n_clusters=case.groups, random_state=seed)
+        data = counts if counts is not None and counts_model(method) else X
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             start = time.perf_counter()
@@ -163,9 +181,14 @@ def _fit_child(conn, name, case, seed):
             seconds = time.perf_counter() - start
         precision, with_ties, tied, group = score_selection(ranker, planted, case.p)
         message = "; ".join(dict.fromkeys(str(w.message).splitlines()[0] for w in caught))
+        # what the fit says of itself, where the ranker has it (iterations, convergence, the
+        # embedded methods' active rows)
+        state = {key: getattr(ranker, attribute, None) for key, attribute in
+                 (("n_iter", "n_iter_"), ("converged", "converged_"),
+                  ("n_active", "n_active_"))}
         conn.send(dict(status="ok", seconds=seconds, precision=precision,
                        precision_ties=with_ties, tied_at_cut=tied, tie_group=group,
-                       message=message[:300]))
+                       message=message[:300], **state))
     except Exception as err:  # a method that fails on one case is a row, not a stop
         last = traceback.format_exception_only(type(err), err)[-1].strip()
         conn.send(dict(status="error", message=last[:300]))
@@ -185,8 +208,8 @@ def run_case(case, seed, names, jobs, timeout):
     while pending or running:
         while pending and len(running) < jobs:
             name = pending.pop(0)
-            if counts_model(name) and counts is None:
-                rows.append(dict(base, method=name, status="skipped",
+            if counts_model(_VARIANTS.get(name, (name,))[0]) and counts is None:
+                rows.append(dict(base, method=name, ranker=name, status="skipped",
                                  message="models raw counts; these data are not counts"))
                 continue
             receive, send = context.Pipe(duplex=False)
@@ -211,7 +234,9 @@ def run_case(case, seed, names, jobs, timeout):
                 child.join()
                 receive.close()
                 del running[name]
-                rows.append(dict(base, method=name, **result))
+                method, params = _VARIANTS.get(name, (name, {}))
+                rows.append(dict(base, method=name, ranker=method,
+                                 params=json.dumps(params) if params else "", **result))
                 print(f"{case.name:9s} seed {seed} {name:24s} {result['status']:7s} "
                       f"{result.get('precision_ties', float('nan')):5.2f} "
                       f"{result.get('seconds', float('nan')):6.1f} s", flush=True)
@@ -221,8 +246,8 @@ def run_case(case, seed, names, jobs, timeout):
 
 
 COLUMNS = ["case", "n", "d", "planted", "groups", "signal", "transform", "seed", "method",
-           "status", "seconds", "precision", "precision_ties", "tied_at_cut", "tie_group",
-           "floor", "message"]
+           "ranker", "params", "status", "seconds", "precision", "precision_ties",
+           "tied_at_cut", "tie_group", "floor", "n_iter", "converged", "n_active", "message"]
 
 
 def heat_map(table, path):
@@ -271,6 +296,8 @@ def main(argv=None):
     parser.add_argument("--cases", nargs="*", default=[c.name for c in CASES])
     parser.add_argument("--methods", nargs="*", default=None)
     parser.add_argument("--seeds", type=int, nargs="*", default=[0])
+    parser.add_argument("--variant", nargs=3, action="append", default=[],
+                        metavar=("LABEL", "METHOD", "JSON"))
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--out", type=Path, default=REPO / "results/speed/planted_suite.tsv")
@@ -282,7 +309,10 @@ def main(argv=None):
     unknown = sorted(set(args.cases) - set(by_name))
     if unknown:
         parser.error(f"unknown case(s) {unknown}; cases: {', '.join(by_name)}")
-    names = args.methods or ranker_names()
+    names = list(ranker_names() if args.methods is None else args.methods)
+    for label, method, params in args.variant:
+        _VARIANTS[label] = (method, json.loads(params))
+        names.append(label)
     if args.list:
         for case in CASES:
             print(case)

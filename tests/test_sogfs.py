@@ -9,11 +9,17 @@ from sklearn.datasets import make_blobs
 
 from _embedded import blobs_with_noise
 from fsclust.rankers._sparse_learning import GraphQuadratic, reweighting
+from fsclust.rankers.base import tied_features
 from fsclust.rankers.sogfs import (SOGFS, adaptive_neighbours, can_graph,
                                    project_rows_to_simplex, unit_norm_columns)
 from fsclust.rankers.udfs import neighbourhoods
 
 EPS = np.finfo(float).eps
+
+#: The settings before issue 40 (the reference's W-step at our earlier defaults): m = c,
+#: gamma = 1, D0 = I in every W-step, the neighbours of the unit-norm features, every row
+#: scored by its norm
+PAPER = dict(gamma=1.0, init_D="identity", neighbour_space="normalized", inactive="norm")
 
 
 def _small(n=40, d=15, seed=0):
@@ -36,9 +42,13 @@ def _newton_simplex(v):
     return np.maximum(v0 - lam, 0.0)
 
 
-def _literal_sogfs(X, c, m, gamma, k, n_outer, compat):
+def _literal_sogfs(X, c, m, gamma, k, n_outer, compat, start="identity", space="normalized"):
     """AutoUFSTool's ``SOGFS.m`` with loops, dense matrices and full ``d x d`` eigh, with our
-    guard and relative inner stop (``compat=None``) or its own (``compat="auto"``)."""
+    guard and relative inner stop (``compat=None``) or its own (``compat="auto"``); with
+    ``gamma="auto"``, 10 times the mean ``M_jj`` of the initial graph, with
+    ``start="diag_M"`` every W-step from ``D = diag(M) / mean(M_jj) + 1e-3``, with
+    ``space="input"`` the initial graph and the first neighbour lists of ``X`` as given."""
+    given = X.copy()
     X = X - X.mean(0)
     X = X / np.sqrt(np.sum(X**2, axis=0) + EPS)
     n, d = X.shape
@@ -56,9 +66,13 @@ def _literal_sogfs(X, c, m, gamma, k, n_outer, compat):
         return np.diag(A.sum(1)) - A
 
     def inner(L):
+        nonlocal gamma
         M = X.T @ L @ X
         M = (M + M.T) / 2
-        D, eps, J = np.ones(d), None, []
+        if gamma == "auto":
+            gamma = 10.0 * np.mean(np.diag(M))
+        D = np.ones(d) if start == "identity" else np.diag(M) / np.mean(np.diag(M)) + 1e-3
+        eps, J = None, []
         for _ in range(100):
             W = np.linalg.eigh(M + gamma * np.diag(D))[1][:, :m]
             norms2 = np.sum(W**2, axis=1)
@@ -72,7 +86,7 @@ def _literal_sogfs(X, c, m, gamma, k, n_outer, compat):
                     break
         return W
 
-    D2 = dist(X)
+    D2 = dist(given if space == "input" else X)
     idx = orders(D2)
     A, rr = np.zeros((n, n)), np.zeros(n)
     for i in range(n):
@@ -141,8 +155,20 @@ def test_simplex_projection_equals_the_newton_reference_and_is_a_projection():
 @pytest.mark.parametrize("gamma", [0.1, 1.0, 10.0])
 def test_efficient_form_equals_the_literal_implementation(compat, gamma):
     X = _small(seed=2)
-    model = SOGFS(n_clusters=3, gamma=gamma, compat=compat, max_iter=12).fit(X)
+    model = SOGFS(n_clusters=3, **{**PAPER, "gamma": gamma}, compat=compat,
+                  max_iter=12).fit(X)
     literal = _literal_sogfs(X, 3, 3, gamma, 5, 12, compat)
+    np.testing.assert_allclose(model.scores_, literal, rtol=1e-8, atol=1e-10 * literal.max())
+
+
+@pytest.mark.parametrize("start", ["identity", "diag_M"])
+@pytest.mark.parametrize("m", [3, 6])
+def test_defaults_equal_the_literal_implementation(start, m):
+    # gamma = 10 mean(M_jj) of the initial graph, fixed; m columns; the given start
+    X = _small(seed=2)
+    model = SOGFS(n_clusters=3, n_components=m, init_D=start, inactive="norm",
+                  max_iter=12).fit(X)
+    literal = _literal_sogfs(X, 3, m, "auto", 5, 12, None, start=start, space="input")
     np.testing.assert_allclose(model.scores_, literal, rtol=1e-8, atol=1e-10 * literal.max())
 
 
@@ -161,21 +187,69 @@ def _fixed_point_residual(X, model):
     quadratic = GraphQuadratic(Xs, np.diag(A.sum(1)) - A)
     W = model.W_
     Dinv = reweighting(W, 1e-12)
-    PW = quadratic.matmat(W) + model.gamma * W / Dinv[:, None]
-    scale = np.max(quadratic.diagonal() + model.gamma / Dinv)
+    PW = quadratic.matmat(W) + model.gamma_ * W / Dinv[:, None]
+    scale = np.max(quadratic.diagonal() + model.gamma_ / Dinv)
     return np.linalg.norm(PW - W @ (W.T @ PW)) / scale
 
 
 @pytest.mark.parametrize("shape", [(40, 15), (30, 90)])
-def test_inner_loop_descends_to_an_orthonormal_fixed_point(shape):
+@pytest.mark.parametrize("settings", [PAPER, {}], ids=["paper", "defaults"])
+def test_inner_loop_descends_to_an_orthonormal_fixed_point(shape, settings):
     X = np.random.RandomState(4).randn(*shape)
     model = SOGFS(n_clusters=3, max_iter=8, inner_max_iter=2000, inner_tol=1e-14,
-                  random_state=0).fit(X)
+                  random_state=0, **settings).fit(X)
     J = np.array(model.inner_objective_history_)
     assert np.all(J[1:] <= J[:-1] + 1e-10 * np.abs(J[:-1]))
     np.testing.assert_allclose(model.W_.T @ model.W_, np.eye(3), atol=1e-10)
     assert _fixed_point_residual(X, model) <= 1e-8
-    assert model.degenerate_start_ == (shape[1] >= shape[0])
+    wide = shape[1] >= shape[0]
+    assert model.degenerate_start_ == (wide and settings.get("init_D") == "identity")
+    assert model.init_D_ == settings.get("init_D", "diag_M" if wide else "identity")
+
+
+def test_gamma_auto_is_fixed_from_the_initial_graph_and_keeps_m_rows():
+    X = _small(seed=11)
+    model = SOGFS(n_clusters=3, n_components=5).fit(X)
+    Xs = unit_norm_columns(X)
+    N, D2 = neighbourhoods(X, 6)  # the neighbours of X as given, M of the unit-norm features
+    A = can_graph(D2, N)[0].toarray()
+    A = 0.5 * (A + A.T)
+    initial = GraphQuadratic(Xs, np.diag(A.sum(1)) - A)
+    assert model.gamma_ == pytest.approx(10.0 * np.mean(initial.diagonal()), rel=1e-12)
+    assert model.n_active_ == model.n_components_ == 5
+
+
+def test_inactive_rows_are_tied_after_the_active_ones():
+    X = _small(seed=12)
+    model = SOGFS(n_clusters=3).fit(X)
+    norms = np.linalg.norm(model.W_, axis=1)
+    active = norms > 1e-3 * norms.max()
+    assert model.n_active_ == active.sum() == 3
+    np.testing.assert_allclose(model.scores_[active], norms[active], rtol=1e-12)
+    assert np.all(model.scores_[~active] == 0.0)
+    assert np.all(tied_features(model.scores_)[0][~active])
+    np.testing.assert_array_equal(model.feature_order_[3:], np.flatnonzero(~active))
+
+
+def test_columns_of_W_are_at_least_the_features_to_select():
+    X = _small(seed=13)
+    assert SOGFS(n_clusters=3, n_features_to_select=7).fit(X).W_.shape[1] == 7
+    assert SOGFS(n_clusters=3, n_components=2, n_features_to_select=7).fit(X).n_components_ == 2
+    assert SOGFS(n_clusters=3).fit(X).n_components_ == 3
+
+
+def test_defaults_find_the_planted_features():
+    # issue 40: 160 x 1000, 4 groups differing in 30 features at random columns (centres
+    # N(0, 4)), the rest N(0, 1). Measured 1.00 (30 of 30) at the defaults; the earlier
+    # settings scored 0.00 (the planted features' mean score 9e-5 of the noise features')
+    rng = np.random.RandomState(0)
+    X = rng.randn(160, 1000)
+    planted = rng.permutation(1000)[:30]
+    X[:, planted] += 2.0 * rng.randn(4, 30)[np.arange(160) % 4]
+    model = SOGFS(n_clusters=4, n_features_to_select=30, random_state=0).fit(X)
+    assert np.intersect1d(model.feature_order_[:30], planted).size / 30 >= 0.8
+    assert model.init_D_ == "diag_M" and not model.degenerate_start_
+    assert model.n_active_ == 30
 
 
 def _three_blobs():
@@ -230,12 +304,13 @@ def test_feature_permutation_equivariance_and_sample_permutation_invariance():
                                atol=1e-10 * base.max())
 
 
-def test_scale_of_a_feature_does_not_matter():
-    # the reference's preprocessing scales every feature to unit norm
+def test_scale_of_a_feature_does_not_matter_with_the_normalized_neighbours():
+    # the reference's preprocessing scales every feature to unit norm, for the neighbour
+    # search too; the defaults' search on X as given is not scale invariant
     X = _small(seed=8)
     scaled = X * np.random.RandomState(9).uniform(0.1, 10, size=15)
-    np.testing.assert_allclose(SOGFS(n_clusters=3).fit(scaled).scores_,
-                               SOGFS(n_clusters=3).fit(X).scores_, rtol=1e-8)
+    fit = SOGFS(n_clusters=3, neighbour_space="normalized").fit
+    np.testing.assert_allclose(fit(scaled).scores_, fit(X).scores_, rtol=1e-8)
 
 
 def test_constant_features_are_left_out_and_ranked_last():
