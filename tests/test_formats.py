@@ -35,8 +35,21 @@ FILE_IDS = [e.id for e in CATALOG.values() if e.files]
 
 
 def _manifest_by_url():
-    with open(MIRROR / "MANIFEST.tsv", newline="") as fh:
-        return {r["raw_url"]: r for r in csv.DictReader(fh, delimiter="\t")}
+    """Manifest rows by raw URL (the mirror's and its single-cell folder's); a row without
+    one (a file of a PyPI wheel, pinned in the catalog at its GitHub repository) by the URL
+    whose path ends with its file's name in the catalog."""
+    rows = []
+    for path in (MIRROR / "MANIFEST.tsv", MIRROR / "singlecell" / "MANIFEST.tsv"):
+        if path.is_file():
+            with open(path, newline="") as fh:
+                rows += list(csv.DictReader(fh, delimiter="\t"))
+    by_url = {r["raw_url"]: r for r in rows if r["raw_url"]}
+    by_file = {r["file"]: r for r in rows if not r["raw_url"]}
+    for entry in CATALOG.values():
+        for url, file in zip(entry.urls, entry.files):
+            if url not in by_url and file in by_file:
+                by_url[url] = by_file[file]
+    return by_url
 
 
 @pytest.fixture(scope="module")
@@ -76,6 +89,15 @@ DERIVED = {
     # MANIFEST assumed a gene-id column these files do not have (description of the rows).
     "desouto-lapointe-2004-v1": lambda m: (m[0] + 1, m[1], m[2]),
     "desouto-lapointe-2004-v2": lambda m: (m[0] + 1, m[1], m[2]),
+    # single-cell sets of several files (data, labels, names; or a count and a metadata file
+    # per plate), whose manifest rows each give the whole set's size: m[0] counts the cells
+    # once per file. Mixology keeps the singlets and drops the ERCC rows (their descriptions)
+    "sc-stoeckius2017-cbmc": lambda m: (m[0] // 3, m[1], m[2]),
+    "sc-zeisel2015-mouse-cortex": lambda m: (m[0] // 3, m[1], m[2]),
+    "sc-zeisel2015-mouse-cortex-level2": lambda m: (m[0] // 3, m[1], 48),
+    "sc-tian2019-mixology-celseq2": lambda m: (240, m[1] - 62, m[2]),
+    "sc-tian2019-mixology-dropseq": lambda m: (210, m[1], m[2]),
+    "sc-tian2019-mixology-celseq2-5cl": lambda m: (156 + 163 + 252, 16039, m[2]),
 }
 
 

@@ -45,6 +45,7 @@ _EXPORTS = {
     "read_uci": "formats",
     "read_usps_h5": "formats",
     "read_zp_toy": "formats",
+    "read_single_cell": "formats",
     "concat_datasets": "loaders",
     "draw_classes": "loaders",
     "load_raw": "loaders",

