@@ -39,7 +39,9 @@ active rows (``n_iter_``, ``converged_``, ``n_active_``), to ``--out`` (default
 ``results/speed/planted_suite.tsv``) and a heat map of ``precision_ties`` (methods x cases,
 the mean over the seeds) to ``--figure`` (default ``results/speed/planted_suite.png``).
 The default grid (12 cases, one seed, 28 rankers: 336 rows, 281 fits) took 552 s with
-``--jobs 1`` on the 2-core machine shared with other work (load 3-8), 2026-11-28.
+``--jobs 1`` on the 2-core machine shared with other work (load 3-8), 2026-11-28; with two
+``--variant`` rows, 360 rows in 526 s (docs/measurements.md, "Planted structure at the
+defaults").
 """
 
 from __future__ import annotations
