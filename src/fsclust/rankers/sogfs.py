@@ -244,7 +244,9 @@ class SOGFS(EmbeddedRanker):
       with a weaker signal, 0.83 against 0.77 with 2 groups, 0.87 against 0.43 on the
       z-scored 80 x 2000 (the same neighbours there, but ``r`` on the scale of ``X``); 0.90
       against 1.00 on the z-scored 160 x 1000 and 0.90 against 0.93 at 400 x 400.
-    - ``inactive="tie"``: the rows beyond the active ones are reported as tied.
+    - ``inactive="tie"``: the rows beyond the active ones are reported as tied. At
+      ``gamma="auto"`` the active rows have norm 1 to about 1e-13, tied with each other too:
+      the fit selects a set of ``m`` features, ordered neither within nor beyond.
 
     The settings before issue 40 (the reference's W-step at our earlier defaults):
     ``SOGFS(n_clusters=c, n_components=c, gamma=1.0, init_D="identity",
