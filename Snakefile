@@ -63,6 +63,8 @@ include: "workflow/rules/benchmark.smk"
 include: "workflow/rules/experiments.smk"
 include: "workflow/rules/selection_common.smk"
 include: "workflow/rules/selection.smk"
+include: "workflow/rules/singlecell_common.smk"
+include: "workflow/rules/singlecell.smk"
 
 
 rule all:

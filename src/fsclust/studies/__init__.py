@@ -3,5 +3,7 @@ methods, run by the workflow, and tabulate the answer.
 
 - :mod:`fsclust.studies.benchmark`: every method against random and all features on 52 sets;
 - :mod:`fsclust.studies.selection`: how well the label-free choice of m and K does against
-  the labels.
+  the labels;
+- :mod:`fsclust.studies.singlecell`: the gene selections of single-cell counts against scanpy's
+  highly variable genes and random genes (issue 41).
 """

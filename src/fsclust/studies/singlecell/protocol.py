@@ -1,0 +1,327 @@
+"""One job of the single-cell benchmark: a method's ranking of one set's genes, then the
+single-cell clustering of its top m genes for every m.
+
+The protocol (issue 41), its decisions stated once here:
+
+1. **Ranking** (:func:`rank_genes`): what :func:`fsclust.pp.rank_genes` does, with the same
+   bricks (the workflow may not import the front door, ``tests/test_layering.py``; a test
+   checks that both give the same ranks): genes seen in fewer than ``min_cells`` = 3 cells
+   are not ranked (last); the methods that model counts (``RankerTags.counts_input``:
+   scanpy's flavors, the deviance) get the counts, every other method the ``log1p`` of the
+   per-cell normalised counts of the ranked genes; the graph methods that scale get the
+   single-cell preset (:data:`SINGLE_CELL_PARAMS`, equal to ``fsclust.pp``'s). A method
+   that takes a number of clusters gets the true K, as the bulk benchmark passes it (MCFS).
+   The fit runs in a forked child under the time limit
+   (:func:`fsclust.steps.within_time_limit`): its wall time and its peak memory above the
+   child's start are the selection's cost. ``random`` draws ``n_draws`` rankings (ranker
+   seeds 0, 1, ...), each its own fit.
+2. **Clustering**, for each m (:func:`cluster_top_genes`): the counts normalised per cell to
+   the median total and ``log1p`` (all genes, once per job, as scanpy's ``normalize_total``
+   and ``log1p`` before the highly variable genes are subset); the top m genes, or every
+   gene when m >= d (then every method selects the same genes); 50 principal components
+   (scikit-learn's ``PCA(svd_solver="arpack")`` of the sparse matrix, implicitly centred, as
+   scanpy's ``pp.pca`` of sparse data: equal to :func:`fsclust.graphs.pca_embedding`'s
+   exact covariance to 1e-12, measured, and 3 to 5 times faster at m = 2,000, whose d x d
+   covariance would also refuse more than 8,192 genes); the kNN graph of the
+   components (15 neighbours, binary, symmetrised: :func:`fsclust.graphs.pca_knn_graph`,
+   exact up to 20,000 cells, pynndescent above); **Leiden** at the fixed resolution 1.0
+   (scanpy's default for ``tl.leiden``; the number of clusters is the partition's, chosen
+   without labels; a fixed default rather than a criterion: stability across subsamples
+   favours the coarsest partitions, and a criterion would be a second method under test);
+   **k-means** (10 restarts, the lowest inertia kept) on the components at the true K.
+   Each clustering seed seeds Leiden and k-means; the embedding and the graph do not
+   depend on it (their own fixed seed, ``embedding_seed``).
+3. **Scores**: ARI and NMI against the cell types; on a synthetic set the planted-marker
+   precision of the top m genes, ``|top m & markers| / min(m, |markers|)`` (precision up
+   to the number of planted markers, the share of them found above it).
+
+A failed or stopped ranking gives rows with empty scores and its status (``timeout``,
+``failed``), which the report ranks last; a clustering that raises gives a ``failed`` row
+with its message.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from fsclust._io import atomic_path, write_table_atomic, write_text_atomic
+from fsclust.registry import ALL_FEATURES
+
+__all__ = ["SINGLE_CELL_PARAMS", "RANDOM", "SCORE_COLUMNS", "rank_genes", "embedding",
+           "cluster_top_genes", "marker_precision", "run_job"]
+
+#: The single-cell preset of the graph methods that scale (``fsclust.pp.SINGLE_CELL_PARAMS``;
+#: the study may not import the front door, a test keeps the two equal).
+SINGLE_CELL_PARAMS = {"graph": "pca", "n_neighbors": 15, "n_pcs": 50, "graph_features": 2000,
+                      "graph_prefilter": "dispersion"}
+#: The random-genes control's method name.
+RANDOM = "random"
+#: Columns of a job's scores table.
+SCORE_COLUMNS = ["dataset", "method", "ranker_seed", "m_rule", "n_features", "clusterer",
+                 "seed", "n_clusters", "ari", "nmi", "marker_precision", "status", "message"]
+#: The embedding's own seed (PCA's subsample above 20,000 cells, pynndescent's trees).
+EMBEDDING_SEED = 0
+
+
+class Ranking(NamedTuple):
+    """A ranking and its cost, as the child process of :func:`_timed_rank` sends it."""
+
+    scores: np.ndarray
+    ranks: np.ndarray
+    info: dict
+    seconds: float
+    max_rss_mb: float | None = None
+
+
+def rank_genes(X, method, *, params=None, n_clusters=None, min_cells=3, random_state=0,
+               source="the counts"):
+    """Scores and ranks (1 = best) of every gene of the counts ``X`` (cells x genes), as
+    :func:`fsclust.pp.rank_genes` gives them with ``method_params`` = ``params`` (and
+    ``n_clusters`` when the method takes one).
+
+    Returns
+    -------
+    scores : ndarray (NaN for a gene not ranked)
+    ranks : ndarray of int
+    info : dict
+        The parameters, the input the method saw, the genes ranked.
+    """
+    from sklearn.utils import get_tags
+
+    from fsclust.counts import cells_per_gene, check_counts, normalize_log1p
+    from fsclust.registry import make_ranker, ranker_class
+
+    takes = ranker_class(method)().get_params()
+    chosen = {key: value for key, value in SINGLE_CELL_PARAMS.items() if key in takes}
+    if n_clusters is not None and "n_clusters" in takes:
+        chosen["n_clusters"] = int(n_clusters)
+    chosen.update(params or {})
+    ranker = make_ranker(method, chosen, random_state=random_state)
+    counts_input = get_tags(ranker).ranker_tags.counts_input
+    X = check_counts(sp.csr_matrix(X), source=source, expect_counts=True)
+    n_genes = X.shape[1]
+    kept = np.flatnonzero(cells_per_gene(X, positive=True) >= int(min_cells))
+    if kept.size < 2:
+        raise ValueError(f"{source}: only {kept.size} gene(s) seen in at least "
+                         f"min_cells={min_cells} cells")
+    Xk = X[:, kept] if kept.size < n_genes else X
+    if not counts_input:
+        Xk = normalize_log1p(Xk)
+    ranker.fit(Xk)
+    scores = np.full(n_genes, np.nan)
+    scores[kept] = ranker.scores_
+    order = np.concatenate([kept[ranker.feature_order_],
+                            np.setdiff1d(np.arange(n_genes), kept)])
+    ranks = np.empty(n_genes, dtype=np.intp)
+    ranks[order] = np.arange(1, n_genes + 1)
+    info = {"method": method, "params": {k: _plain(v) for k, v in chosen.items()},
+            "input": "counts" if counts_input else "log1p of per-cell normalised counts",
+            "n_genes_ranked": int(kept.size), "min_cells": int(min_cells),
+            "random_state": int(random_state)}
+    return scores, ranks, info
+
+
+def _plain(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    return value if isinstance(value, (bool, int, float, str)) or value is None else str(value)
+
+
+def _rank_in_child(X, method, kwargs):
+    start = time.perf_counter()
+    scores, ranks, info = rank_genes(X, method, **kwargs)
+    return Ranking(scores, ranks, info, time.perf_counter() - start)
+
+
+def _timed_rank(X, method, time_limit_s, **kwargs):
+    """:func:`rank_genes` in a forked child under the time limit: a :class:`Ranking` or a
+    :class:`fsclust.steps.FitFailure`, each with the fit's own time and peak memory; without
+    a limit (None), in this process (no memory measured).
+
+    The job forks before it runs any parallel numba code itself (the clusterings come after
+    the rankings): numba's OpenMP layer kills a forked child that starts parallel work after
+    its parent did (a test process that ranked in-process must pass None)."""
+    from fsclust.steps import within_time_limit
+
+    if time_limit_s is None:
+        return _rank_in_child(X, method, kwargs)
+    return within_time_limit(time_limit_s, _rank_in_child, X, method, kwargs)
+
+
+def embedding(Xlog, genes, *, n_pcs=50, random_state=EMBEDDING_SEED):
+    """The first ``n_pcs`` principal component scores of the cells on the columns ``genes``
+    of the log-normalised ``Xlog`` (module docstring, step 2)."""
+    from sklearn.decomposition import PCA
+
+    genes = np.asarray(genes, dtype=np.intp)
+    n_components = int(min(n_pcs, Xlog.shape[0] - 1, genes.size - 1))
+    pca = PCA(n_components=n_components, svd_solver="arpack", random_state=random_state)
+    return pca.fit_transform(sp.csr_matrix(Xlog[:, genes], dtype=np.float64))
+
+
+def marker_precision(genes, markers):
+    """``|genes & planted markers| / min(len(genes), number of planted markers)``.
+
+    Examples
+    --------
+    >>> marker_precision([0, 1, 2, 3], np.array([0, -1, 1, -1, 2, 2]))
+    0.5
+    """
+    planted = np.flatnonzero(np.asarray(markers) >= 0)
+    if planted.size == 0:
+        return float("nan")
+    hits = np.intersect1d(np.asarray(genes), planted).size
+    return hits / min(len(genes), planted.size)
+
+
+def cluster_top_genes(Xlog, genes, y, *, seeds, n_pcs=50, n_neighbors=15, resolution=1.0,
+                      n_init=10, random_state=EMBEDDING_SEED):
+    """Leiden and k-means (true K) on the principal components of the columns ``genes``:
+    one dict per (clusterer, seed) with ``clusterer, seed, n_clusters, ari, nmi``."""
+    from fsclust.cluster.kmeans import KMeans
+    from fsclust.cluster.leiden import leiden_labels
+    from fsclust.graphs import pca_knn_graph
+    from fsclust.metrics import adjusted_rand, normalized_mutual_info
+
+    E = embedding(Xlog, genes, n_pcs=n_pcs, random_state=random_state)
+    # the graph of the components: pca_knn_graph's own PCA of E keeps all its components, a
+    # rotation that leaves every distance as it was
+    W = pca_knn_graph(E, n_neighbors=n_neighbors, n_pcs=E.shape[1], random_state=random_state)
+    k = int(np.unique(y).size)
+    rows = []
+    for seed in seeds:
+        labels = {"leiden": leiden_labels(W, resolution=resolution, random_state=int(seed)),
+                  "kmeans": KMeans(n_clusters=k, n_init=n_init, random_state=int(seed))
+                  .fit(E).labels_}
+        for clusterer, found in labels.items():
+            rows.append({"clusterer": clusterer, "seed": int(seed),
+                         "n_clusters": int(np.unique(found).size),
+                         "ari": adjusted_rand(y, found), "nmi": normalized_mutual_info(y, found)})
+    return rows
+
+
+def m_rules(m_grid, n_genes):
+    """(m rule, number of genes) of each grid point: ``min(m, d)`` (every gene when m >= d)."""
+    return [(str(int(m)), int(min(int(m), n_genes))) for m in m_grid]
+
+
+def run_job(data_path, scores_path, costs_path, ranking_path, *, dataset, method, settings):
+    """Rank ``dataset``'s genes with ``method`` (or none: the all-genes control) and cluster
+    its top m genes for every m of the grid; write the scores (TSV, :data:`SCORE_COLUMNS`),
+    the costs (JSON: one record per ranking) and the rankings (``.npz``).
+
+    Parameters
+    ----------
+    data_path : str or Path
+        A ``.h5ad`` of :mod:`fsclust.studies.singlecell.data`.
+    scores_path, costs_path, ranking_path : str or Path
+    dataset, method : str
+        ``method`` is the experiment's key; :data:`fsclust.registry.ALL_FEATURES` is the
+        all-genes control.
+    settings : dict
+        ``ranker`` (registry name), ``params``, ``m_grid``, ``seeds``, ``n_draws`` (random
+        rankings), ``time_limit_s`` (None: rank in this process, the memory not measured),
+        ``n_pcs``, ``n_neighbors``, ``resolution``,
+        ``kmeans_n_init``, ``min_cells``, ``max_cells`` (a subsample, or None),
+        ``subsample_seed``.
+    """
+    from fsclust.counts import normalize_log1p
+    from fsclust.studies.singlecell.data import load_counts
+
+    log = _logger()
+    start = time.perf_counter()
+    counts = load_counts(data_path, max_cells=settings.get("max_cells"),
+                         seed=settings.get("subsample_seed", 0))
+    X, y = counts.X, counts.y
+    n_cells, n_genes = X.shape
+    log.info("%s: %d cells x %d genes, %d types, %s", dataset, n_cells, n_genes,
+             counts.n_classes, method)
+    control = method == ALL_FEATURES
+    draws = range(int(settings.get("n_draws", 1))) if settings.get("ranker") == RANDOM else [0]
+    rankings, costs = [], []
+    for ranker_seed in ([] if control else draws):
+        outcome = _timed_rank(X, settings["ranker"], settings.get("time_limit_s"),
+                              params=settings.get("params"), n_clusters=counts.n_classes,
+                              min_cells=settings.get("min_cells", 3),
+                              random_state=int(ranker_seed), source=str(data_path))
+        ok = isinstance(outcome, Ranking)
+        costs.append({"dataset": dataset, "method": method, "ranker_seed": int(ranker_seed),
+                      "n_cells": n_cells, "n_genes": n_genes, "nnz": int(X.nnz),
+                      "seconds": round(float(outcome.seconds), 4),
+                      "max_rss_mb": outcome.max_rss_mb,
+                      "status": "ok" if ok else outcome.status,
+                      "message": "" if ok else outcome.message,
+                      **({"info": outcome.info} if ok else {})})
+        rankings.append(outcome if ok else None)
+        log.info("ranking %d: %s in %.1f s, %s MB above the fit's start", ranker_seed,
+                 costs[-1]["status"], outcome.seconds, outcome.max_rss_mb)
+    Xlog = normalize_log1p(X)
+    rows, cluster_seconds = [], 0.0
+    selections = ([("all", n_genes, 0, np.arange(n_genes), None)] if control else
+                  [(rule, m, seed, None if r is None else np.argsort(r.ranks, kind="stable")[:m],
+                    costs[i]) for i, (seed, r) in enumerate(zip(draws, rankings))
+                   for rule, m in m_rules(settings["m_grid"], n_genes)])
+    done = {}
+    for rule, m, ranker_seed, genes, cost in selections:
+        base = {"dataset": dataset, "method": method, "ranker_seed": ranker_seed,
+                "m_rule": rule, "n_features": m}
+        if genes is None:  # the ranking did not finish: rows without scores
+            rows += [{**base, "clusterer": c, "seed": int(s), "status": cost["status"],
+                      "message": cost["message"]}
+                     for c in ("leiden", "kmeans") for s in settings["seeds"]]
+            continue
+        precision = marker_precision(genes, counts.markers) if counts.markers is not None \
+            else np.nan
+        key = tuple(np.sort(genes))  # m >= d: the same genes at several m, clustered once
+        tick = time.perf_counter()
+        if key not in done:
+            try:
+                done[key] = (cluster_top_genes(
+                    Xlog, genes, y, seeds=settings["seeds"], n_pcs=settings.get("n_pcs", 50),
+                    n_neighbors=settings.get("n_neighbors", 15),
+                    resolution=settings.get("resolution", 1.0),
+                    n_init=settings.get("kmeans_n_init", 10)), "")
+            except Exception as error:  # noqa: BLE001 (recorded, the job goes on)
+                done[key] = (None, f"{type(error).__name__}: {error}")
+                log.exception("clustering %s m=%s failed", method, rule)
+        cluster_seconds += time.perf_counter() - tick
+        found, message = done[key]
+        if found is None:
+            rows += [{**base, "clusterer": c, "seed": int(s), "status": "failed",
+                      "message": message} for c in ("leiden", "kmeans") for s in settings["seeds"]]
+        else:
+            rows += [{**base, **row, "marker_precision": precision, "status": "ok",
+                      "message": ""} for row in found]
+    table = pd.DataFrame(rows).reindex(columns=SCORE_COLUMNS)
+    write_table_atomic(table, scores_path, float_format="%.6g")
+    record = {"dataset": dataset, "method": method, "n_cells": n_cells, "n_genes": n_genes,
+              "nnz": int(X.nnz), "n_classes": counts.n_classes, "rankings": costs,
+              "clustering_seconds": round(cluster_seconds, 3),
+              "job_seconds": round(time.perf_counter() - start, 3),
+              "job_max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+                                      / 1024, 1),
+              "provenance": counts.provenance}
+    write_text_atomic(costs_path, json.dumps(record, indent=1, sort_keys=True, default=str))
+    ranks = np.array([r.ranks if r is not None else np.zeros(n_genes, dtype=np.intp)
+                      for r in rankings], dtype=np.intp).reshape(len(rankings), n_genes)
+    scores = np.array([r.scores if r is not None else np.full(n_genes, np.nan)
+                       for r in rankings]).reshape(len(rankings), n_genes)
+    with atomic_path(ranking_path, suffix=".npz") as tmp:
+        np.savez_compressed(tmp, genes=np.array(counts.gene_names, dtype=str), ranks=ranks,
+                            scores=scores, ranker_seeds=np.array(list(draws) if not control
+                                                                 else [], dtype=np.int64))
+    return table
+
+
+def _logger():
+    import logging
+
+    return logging.getLogger("fsclust")

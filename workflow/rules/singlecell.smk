@@ -1,0 +1,157 @@
+# Issue 41, "Does any method beat highly variable genes?": the single-cell benchmark. A block
+# under `singlecell:` of the config (config/experiments/singlecell.yaml) names its real sets
+# (catalog rows of single-cell counts, read from the mirror), its synthetic sets (drawn here),
+# its methods and protocol. One job per set prepares it as a sparse .h5ad, one job per (set,
+# method) ranks the genes and clusters the top m (fsclust.studies.singlecell.protocol), one
+# job gathers the tables and one writes the report (fsclust.studies.singlecell.report).
+# Synthetic sets above `max_cells_here` cells are only planned: `snakemake -n --profile
+# workflow/profiles/slurm singlecell --config mirror=DIR singlecell_max_cells=1000000`.
+wildcard_constraints:
+    singlecell=names_pattern(SINGLECELL),
+
+
+rule singlecell_prepare:
+    input:
+        raw=lambda wildcards: raw_files(wildcards.dataset),
+    output:
+        "data/singlecell/{dataset}.h5ad",
+    log:
+        "logs/singlecell_prepare/{dataset}.log",
+    benchmark:
+        "logs/timings/singlecell_prepare/{dataset}.tsv"
+    wildcard_constraints:
+        dataset=names_pattern(
+            [ds for block in SINGLECELL.values() for ds in block["datasets"]]
+        ),
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=sc_set_resources("mem_mb"),
+        runtime=sc_set_resources("runtime"),
+    params:
+        sheet=config["datasets_sheet"],
+        row=catalog_row,
+    script:
+        "../../scripts/singlecell_prepare.py"
+
+
+rule singlecell_synthetic:
+    output:
+        "data/singlecell/{dataset}.h5ad",
+    log:
+        "logs/singlecell_synthetic/{dataset}.log",
+    benchmark:
+        "logs/timings/singlecell_synthetic/{dataset}.tsv"
+    wildcard_constraints:
+        dataset=names_pattern(
+            [s for block in SINGLECELL.values() for s in block["synthetic"]]
+        ),
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=sc_set_resources("mem_mb"),
+        runtime=sc_set_resources("runtime"),
+        disk_mb=sc_synthetic_disk_mb,
+    params:
+        spec=sc_synthetic_spec,
+    script:
+        "../../scripts/singlecell_synthetic.py"
+
+
+rule singlecell_method:
+    input:
+        data="data/singlecell/{dataset}.h5ad",
+    output:
+        scores="results/{singlecell}/runs/{dataset}/{method}.tsv",
+        costs="results/{singlecell}/runs/{dataset}/{method}.json",
+        rankings="results/{singlecell}/rankings/{dataset}/{method}.npz",
+    log:
+        "logs/{singlecell}/singlecell_method/{dataset}/{method}.log",
+    benchmark:
+        "logs/timings/{singlecell}/singlecell_method/{dataset}/{method}.tsv"
+    wildcard_constraints:
+        method="[A-Za-z0-9][A-Za-z0-9_-]*",
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=sc_set_resources("mem_mb"),
+        runtime=sc_set_resources("runtime"),
+    params:
+        settings=sc_job_settings,
+    script:
+        "../../scripts/singlecell_method.py"
+
+
+rule singlecell_tables:
+    input:
+        scores=lambda wildcards: sc_job_files(wildcards.singlecell, "tsv"),
+        costs=lambda wildcards: sc_job_files(wildcards.singlecell, "json"),
+    output:
+        scores="results/{singlecell}/tables/scores.tsv",
+        costs="results/{singlecell}/tables/costs.tsv",
+    log:
+        "logs/{singlecell}/singlecell_tables.log",
+    benchmark:
+        "logs/timings/{singlecell}/singlecell_tables.tsv"
+    localrule: True
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        families=lambda wildcards: sc_families(wildcards.singlecell),
+    script:
+        "../../scripts/singlecell_tables.py"
+
+
+rule singlecell_report:
+    input:
+        scores="results/{singlecell}/tables/scores.tsv",
+        costs="results/{singlecell}/tables/costs.tsv",
+    output:
+        summary=report(
+            "results/{singlecell}/summary.md",
+            caption="../report/singlecell_summary.rst",
+            category="{singlecell}",
+            subcategory="summary",
+        ),
+        figures=report(
+            directory("results/{singlecell}/figures"),
+            patterns=["{name}.png"],
+            caption="../report/singlecell_figure.rst",
+            category="{singlecell}",
+            subcategory="figures",
+            labels={"figure": "{name}"},
+        ),
+    log:
+        "logs/{singlecell}/singlecell_report.log",
+    benchmark:
+        "logs/timings/{singlecell}/singlecell_report.tsv"
+    localrule: True
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        notes=lambda wildcards: sc_notes(wildcards.singlecell),
+    script:
+        "../../scripts/singlecell_report.py"
+
+
+# `snakemake --cores 2 singlecell`: the block's tables, figures and summary.
+for _name in SINGLECELL:
+
+    rule:
+        name:
+            _name
+        default_target: False
+        input:
+            sc_outputs(_name),
+        localrule: True
