@@ -75,6 +75,7 @@ from fsclust.datasets.loaders import load_raw  # noqa: E402
 from fsclust.rankers.inffs import InfFS  # noqa: E402
 from fsclust.rankers.jelsr import JELSR  # noqa: E402
 from fsclust.rankers.ndfs import NDFS  # noqa: E402
+from fsclust.rankers import sogfs, udfs  # noqa: E402
 from fsclust.rankers.sogfs import SOGFS  # noqa: E402
 from fsclust.rankers.udfs import UDFS  # noqa: E402
 
@@ -95,7 +96,7 @@ def pairs(method, X, c, args, workdir):
     """``(model, theirs)``: our estimator, and theirs returning ``(scores or None, seconds)``,
     on ``X``."""
     if method == "udfs":
-        model = UDFS(n_clusters=c)
+        model = UDFS(n_clusters=c, **udfs.REFERENCE_SETTINGS)
         call = FSASL_UDFS.format(k=model.n_neighbors, lam=model.lam, c=c, gamma=model.gamma)
 
         def theirs():
@@ -130,7 +131,7 @@ def pairs(method, X, c, args, workdir):
         def theirs():
             return peers_inffs.octave(args.refs, X, call, workdir)
     elif method == "sogfs":
-        model = SOGFS(n_clusters=c, random_state=0)
+        model = SOGFS(n_clusters=c, random_state=0, **sogfs.REFERENCE_SETTINGS)
 
         def theirs():
             return peers_sogfs.reference(args.auto, X, c=c, timeout=args.timeout)

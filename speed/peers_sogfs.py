@@ -45,7 +45,10 @@ from threadpoolctl import threadpool_limits
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from peers_udfs import DATASETS, MIRROR, REPO, agreement, load, peak_mb, summary  # noqa: E402
 
-from fsclust.rankers.sogfs import SOGFS  # noqa: E402
+from fsclust.rankers.sogfs import REFERENCE_SETTINGS, SOGFS  # noqa: E402
+
+#: the references' settings, with the gamma each comparison gives
+REFERENCE = {key: value for key, value in REFERENCE_SETTINGS.items() if key != "gamma"}
 
 GAMMA, M, C, K = 100.0, 4, 3, 5  # the reference's defaults
 
@@ -79,12 +82,12 @@ def recipes(auto):
     rows = []
     X = load("warpAR10P")[:, :100]
     theirs, _ = reference(auto, X)
-    ours = SOGFS(n_clusters=C, n_components=M, gamma=GAMMA, compat="auto").fit(X)
+    ours = SOGFS(n_clusters=C, n_components=M, gamma=GAMMA, compat="auto", **REFERENCE).fit(X)
     rows.append({"recipe": "auto (Octave)", "data": "warpAR10P[:, :100]",
                  **agreement(ours.scores_, theirs), "ours_outer_iter": ours.n_iter_})
     wide = np.random.RandomState(0).randn(30, 60)
     theirs, _ = reference(auto, wide)
-    params = dict(n_clusters=C, n_components=M, gamma=GAMMA, compat="auto")
+    params = dict(n_clusters=C, n_components=M, gamma=GAMMA, compat="auto", **REFERENCE)
     a = SOGFS(**params, random_state=0).fit(wide)
     b = SOGFS(**params, random_state=1).fit(wide)
     rows.append({"recipe": "auto (Octave), d >= n", "data": "N(0,1) 30 x 60",
@@ -98,7 +101,7 @@ def timing(auto, repeats, timeout):
     rows = []
     for name in DATASETS:
         X, c = load(name), n_classes(name)
-        model = SOGFS(n_clusters=c, random_state=0)
+        model = SOGFS(n_clusters=c, random_state=0, **REFERENCE_SETTINGS)
         mine = []
         with threadpool_limits(1):
             for _ in range(repeats):
@@ -114,10 +117,10 @@ def timing(auto, repeats, timeout):
                                else f"{ratio:.1f}")})
     X = load("TOX-171")
     rows.append({"data": "peak MB, TOX-171",
-                 "ours_s": f"{peak_mb(lambda: SOGFS(n_clusters=4, random_state=0).fit(X)):.0f}"})
+                 "ours_s": f"{peak_mb(lambda: SOGFS(n_clusters=4, random_state=0, **REFERENCE_SETTINGS).fit(X)):.0f}"})
     wide = np.random.RandomState(0).randn(200, 20000)
     rows.append({"data": "peak MB, 200 x 20000 (3 outer iterations)",
-                 "ours_s": f"{peak_mb(lambda: SOGFS(max_iter=3, random_state=0).fit(wide)):.0f}"})
+                 "ours_s": f"{peak_mb(lambda: SOGFS(max_iter=3, random_state=0, **REFERENCE_SETTINGS).fit(wide)):.0f}"})
     return rows
 
 

@@ -57,7 +57,11 @@ sys.path.insert(0, str(REPO / "src"))
 
 from fsclust.rankers._sparse_learning import (GraphQuadratic,  # noqa: E402
                                               penalized_smallest_eigenvectors, row_norms_sq)
-from fsclust.rankers.udfs import UDFS, local_discriminative_laplacian  # noqa: E402
+from fsclust.rankers.udfs import (REFERENCE_SETTINGS, UDFS,  # noqa: E402
+                                  local_discriminative_laplacian)
+
+#: the references' settings, with the gamma each comparison gives
+REFERENCE = {key: value for key, value in REFERENCE_SETTINGS.items() if key != "gamma"}
 
 MIRROR = Path(os.environ.get("FSCLUST_MIRROR", REPO.parent / "shared" / "data"))
 DATASETS = {"warpAR10P": "skfeature/warpAR10P.mat", "TOX-171": "skfeature/TOX-171.mat"}
@@ -191,7 +195,7 @@ def recipes(fsasl, k=5, c=5):
         skfeature_guard, 1000, stop=lambda a, b: abs(a - b) < 1e-3)
     data = f"warpAR10P[:, :{X.shape[1]}], c = {c_skf}"
     rows.append({"recipe": "skfeature", "data": data, **agreement(ours, theirs)})
-    correct = UDFS(n_clusters=c_skf, n_neighbors=k, lam=gamma_skf, gamma=gamma_skf).fit(X)
+    correct = UDFS(n_clusters=c_skf, n_neighbors=k, lam=gamma_skf, gamma=gamma_skf, **REFERENCE).fit(X)
     rows.append({"recipe": "skfeature vs the paper's L", "data": data,
                  **agreement(correct.scores_, theirs)})
     X = load("warpAR10P")[:, :100]
@@ -231,7 +235,8 @@ def timing(repeats, peer_repeats, datasets=(*DATASETS, "wide"), c=5):
         result = {}
 
         def ours():
-            result["ours"] = UDFS(n_clusters=c, random_state=0).fit(X).scores_
+            result["ours"] = UDFS(n_clusters=c, random_state=0,
+                                  **REFERENCE_SETTINGS).fit(X).scores_
 
         def theirs():
             result["theirs"] = np.sqrt(row_norms_sq(udfs(X, n_clusters=c, mode="raw")))
@@ -250,7 +255,7 @@ def timing(repeats, peer_repeats, datasets=(*DATASETS, "wide"), c=5):
     X = np.random.RandomState(0).randn(200, 20000)
     with threadpool_limits(1):
         t0 = time.perf_counter()
-        mb = peak_mb(lambda: UDFS(n_clusters=c, random_state=0).fit(X))
+        mb = peak_mb(lambda: UDFS(n_clusters=c, random_state=0, **REFERENCE_SETTINGS).fit(X))
         seconds = time.perf_counter() - t0
     rows.append({"data": "N(0,1)", "n x d": "200 x 20000", "ours_s": f"{seconds:.3g} (x1, traced)",
                  "skfeature_s": "not run (d x d eigh, 3.2 GB)", "speedup": None,

@@ -18,6 +18,12 @@ from .udfs import (fit_udfs, neighbourhoods, resolve_gamma, resolve_init_D, reso
 
 log = logging.getLogger(__name__)
 
+#: The settings of the references (AutoUFSTool's ``SOGFS.m``, FSASL) and of our defaults
+#: before issue 40, for the comparisons with their code (config/experiments/peers.yaml,
+#: speed/peers_sogfs.py): ``SOGFS(**REFERENCE_SETTINGS)`` is the reference's SOGFS.
+REFERENCE_SETTINGS = {"gamma": 1.0, "neighbour_space": "normalized", "init_D": "identity",
+                      "inactive": "norm"}
+
 #: The reference SOGFS can follow: None (ours) and ``"auto"`` (AutoUFSTool's ``SOGFS.m``:
 #: its guard ``eps = 2.2e-16`` and its absolute inner stop ``|dJ| < 1e-6``).
 COMPAT = (None, "auto")

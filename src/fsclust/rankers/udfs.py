@@ -82,6 +82,12 @@ def local_discriminative_laplacian(X, n_neighbors, lam):
 #: iterations), whatever the scale of ``M``.
 GAMMA_PER_MEAN_COST = 10.0
 
+#: The settings of the references (FSASL, AutoUFSTool, scikit-feature) and of our defaults
+#: before issue 40, for the comparisons with their code (config/experiments/peers.yaml,
+#: speed/peers_udfs.py): ``UDFS(**REFERENCE_SETTINGS)`` is the reference's UDFS.
+REFERENCE_SETTINGS = {"gamma": 1.0, "standardize": False, "init_D": "identity",
+                      "inactive": "norm"}
+
 #: A row of ``W`` is inactive when its norm is at most this times the largest row norm: the
 #: l2,1 term has driven it towards the smoothing floor ``sqrt(eps)``, and its value there is
 #: the trace of the iterations, not an order of the features (``inactive="tie"`` ties them).
