@@ -1,5 +1,6 @@
 """The single-cell benchmark (issue 41, config/experiments/singlecell.yaml): does any method
-beat scanpy's highly variable genes, with random genes as the control (docs/singlecell-benchmark.md)?
+beat scanpy's highly variable genes, with random genes as the control? The config's comments
+and the modules below say how.
 
 - :mod:`~fsclust.studies.singlecell.data`: the labelled count sets of the catalog and the
   synthetic ones as sparse ``.h5ad``, read back (with a seeded subsample);
