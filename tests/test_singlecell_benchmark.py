@@ -247,14 +247,19 @@ SETTINGS = {"m_grid": [30, 60, 1000], "seeds": [0, 1], "time_limit_s": None, "n_
 
 
 def _run(synthetic, tmp_path, method, ranker=None, **extra):
-    from fsclust.studies.singlecell.protocol import run_job
+    """The ranking job (not for the all-genes control), then the clustering job."""
+    from fsclust.studies.singlecell.protocol import cluster_job, rank_job
 
-    settings = {**SETTINGS, **({"ranker": ranker or method} if method != "all-features"
-                               else {}), **extra}
+    settings = {**SETTINGS, **extra}
     out = tmp_path / method
-    table = run_job(synthetic, out / "s.tsv", out / "c.json", out / "r.npz", dataset="s",
-                    method=method, settings=settings)
-    return table, json.loads((out / "c.json").read_text())
+    costs = None
+    if method != "all-features":
+        rank_job(synthetic, out / "r.npz", out / "c.json", dataset="s", method=method,
+                 settings={**settings, "ranker": ranker or method})
+        costs = json.loads((out / "c.json").read_text())
+    table = cluster_job(synthetic, None if costs is None else out / "r.npz", out / "s.tsv",
+                        dataset="s", method=method, settings=settings)
+    return table, costs
 
 
 def test_a_job_scores_every_m_clusterer_and_seed(synthetic, tmp_path):
@@ -416,7 +421,9 @@ def test_config_reads_the_catalogs_count_sets_and_states_the_preselected_genes()
     preselected = {d for d in block["datasets"] if "PRE-SELECTED" in CATALOG[d].description}
     assert preselected == set(block["genes"])
     sizes = sorted(s["n_cells"] for s in block["synthetic"].values())
-    assert sizes == [10**4, 10**5, 10**6] and block["max_cells_here"] < 10**6
+    assert sizes == [10**4, 10**5, 10**6]
+    here = {spec["n_cells"]: spec["here"] for spec in block["synthetic"].values()}
+    assert here == {10**4: "all", 10**5: "ranking", 10**6: "none"}
 
 
 def test_the_schema_validates_the_blocks_and_refuses_a_typo():
@@ -488,15 +495,17 @@ def test_the_million_cell_jobs_are_planned_with_their_memory_and_time(tmp_path):
     work = copy_workflow(tmp_path)
     proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--profile", PROFILE,
                            "singlecell", "--config", f"mirror={MIRROR}",
-                           "singlecell_max_cells=1000000"], cwd=work, capture_output=True,
+                           "singlecell_jobs=all"], cwd=work, capture_output=True,
                           text=True)
     assert proc.returncode == 0, proc.stderr[-4000:]
     jobs = _jobs(proc.stdout + proc.stderr)
     spec = _blocks()["singlecell"]["synthetic"]["sc-synthetic-1m"]
     million = {key: job for key, job in jobs.items() if "sc-synthetic-1m" in key[1]}
     methods = {*_blocks()["singlecell"]["methods"], "all-features"}
-    assert {key[0] for key in million} == {"singlecell_synthetic", "singlecell_method"}
-    assert sum(key[0] == "singlecell_method" for key in million) == len(methods)
+    assert {key[0] for key in million} == {"singlecell_synthetic", "singlecell_rank",
+                                           "singlecell_cluster"}
+    assert sum(key[0] == "singlecell_cluster" for key in million) == len(methods)
+    assert sum(key[0] == "singlecell_rank" for key in million) == len(methods) - 1
     for job in million.values():
         assert int(job["resources"]["mem_mb"]) == spec["mem_mb"]
         assert int(job["resources"]["runtime"]) == spec["runtime"]

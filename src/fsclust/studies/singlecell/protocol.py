@@ -1,5 +1,7 @@
-"""One job of the single-cell benchmark: a method's ranking of one set's genes, then the
-single-cell clustering of its top m genes for every m.
+"""The two jobs of the single-cell benchmark per set and method: the method's ranking of the
+set's genes (:func:`rank_job`), then the single-cell clustering of its top m genes for every m
+(:func:`cluster_job`); apart, so that a large set can be ranked (its costs measured) with
+its clusterings left for a cluster.
 
 The protocol (issue 41), its decisions stated once here:
 
@@ -56,7 +58,7 @@ from fsclust._io import atomic_path, write_table_atomic, write_text_atomic
 from fsclust.registry import ALL_FEATURES
 
 __all__ = ["SINGLE_CELL_PARAMS", "RANDOM", "SCORE_COLUMNS", "rank_genes", "embedding",
-           "cluster_top_genes", "marker_precision", "run_job"]
+           "cluster_top_genes", "marker_precision", "rank_job", "cluster_job"]
 
 #: The single-cell preset of the graph methods that scale (``fsclust.pp.SINGLE_CELL_PARAMS``;
 #: the study may not import the front door, a test keeps the two equal).
@@ -213,111 +215,144 @@ def m_rules(m_grid, n_genes):
     return [(str(int(m)), int(min(int(m), n_genes))) for m in m_grid]
 
 
-def run_job(data_path, scores_path, costs_path, ranking_path, *, dataset, method, settings):
-    """Rank ``dataset``'s genes with ``method`` (or none: the all-genes control) and cluster
-    its top m genes for every m of the grid; write the scores (TSV, :data:`SCORE_COLUMNS`),
-    the costs (JSON: one record per ranking) and the rankings (``.npz``).
+def _load(data_path, settings):
+    from fsclust.studies.singlecell.data import load_counts
+
+    return load_counts(data_path, max_cells=settings.get("max_cells"),
+                       seed=settings.get("subsample_seed", 0))
+
+
+def rank_job(data_path, ranking_path, costs_path, *, dataset, method, settings):
+    """Rank ``dataset``'s genes with ``method`` (``n_draws`` rankings for the random
+    control), each fit in a forked child under the time limit; write the rankings
+    (``.npz``: ``genes``, ``ranks`` and ``scores`` (draws x genes), ``ranker_seeds``,
+    ``status``, ``message``) and their costs (JSON: one record per ranking).
 
     Parameters
     ----------
     data_path : str or Path
         A ``.h5ad`` of :mod:`fsclust.studies.singlecell.data`.
-    scores_path, costs_path, ranking_path : str or Path
+    ranking_path, costs_path : str or Path
     dataset, method : str
-        ``method`` is the experiment's key; :data:`fsclust.registry.ALL_FEATURES` is the
-        all-genes control.
+        ``method`` is the experiment's key.
     settings : dict
-        ``ranker`` (registry name), ``params``, ``m_grid``, ``seeds``, ``n_draws`` (random
-        rankings), ``time_limit_s`` (None: rank in this process, the memory not measured),
-        ``n_pcs``, ``n_neighbors``, ``resolution``,
-        ``kmeans_n_init``, ``min_cells``, ``max_cells`` (a subsample, or None),
-        ``subsample_seed``.
+        ``ranker`` (registry name), ``params``, ``n_draws``, ``time_limit_s`` (None: rank in
+        this process, the memory not measured), ``min_cells``, ``max_cells`` (a subsample, or
+        None), ``subsample_seed``.
     """
-    from fsclust.counts import normalize_log1p
-    from fsclust.studies.singlecell.data import load_counts
-
     log = _logger()
-    start = time.perf_counter()
-    counts = load_counts(data_path, max_cells=settings.get("max_cells"),
-                         seed=settings.get("subsample_seed", 0))
-    X, y = counts.X, counts.y
+    counts = _load(data_path, settings)
+    X = counts.X
     n_cells, n_genes = X.shape
-    log.info("%s: %d cells x %d genes, %d types, %s", dataset, n_cells, n_genes,
+    log.info("%s: %d cells x %d genes, %d types; ranking by %s", dataset, n_cells, n_genes,
              counts.n_classes, method)
-    control = method == ALL_FEATURES
-    draws = range(int(settings.get("n_draws", 1))) if settings.get("ranker") == RANDOM else [0]
-    rankings, costs = [], []
-    for ranker_seed in ([] if control else draws):
+    draws = list(range(int(settings.get("n_draws", 1)))) if settings["ranker"] == RANDOM \
+        else [0]
+    ranks = np.zeros((len(draws), n_genes), dtype=np.intp)
+    scores = np.full((len(draws), n_genes), np.nan)
+    records = []
+    # every fit forks before this process runs any parallel numba code (_timed_rank)
+    for row, ranker_seed in enumerate(draws):
         outcome = _timed_rank(X, settings["ranker"], settings.get("time_limit_s"),
                               params=settings.get("params"), n_clusters=counts.n_classes,
                               min_cells=settings.get("min_cells", 3),
                               random_state=int(ranker_seed), source=str(data_path))
         ok = isinstance(outcome, Ranking)
-        costs.append({"dataset": dataset, "method": method, "ranker_seed": int(ranker_seed),
-                      "n_cells": n_cells, "n_genes": n_genes, "nnz": int(X.nnz),
-                      "seconds": round(float(outcome.seconds), 4),
-                      "max_rss_mb": outcome.max_rss_mb,
-                      "status": "ok" if ok else outcome.status,
-                      "message": "" if ok else outcome.message,
-                      **({"info": outcome.info} if ok else {})})
-        rankings.append(outcome if ok else None)
+        if ok:
+            ranks[row], scores[row] = outcome.ranks, outcome.scores
+        records.append({"dataset": dataset, "method": method, "ranker_seed": int(ranker_seed),
+                        "n_cells": n_cells, "n_genes": n_genes, "nnz": int(X.nnz),
+                        "seconds": round(float(outcome.seconds), 4),
+                        "max_rss_mb": outcome.max_rss_mb,
+                        "status": "ok" if ok else outcome.status,
+                        "message": "" if ok else outcome.message,
+                        **({"info": outcome.info} if ok else {})})
         log.info("ranking %d: %s in %.1f s, %s MB above the fit's start", ranker_seed,
-                 costs[-1]["status"], outcome.seconds, outcome.max_rss_mb)
+                 records[-1]["status"], outcome.seconds, outcome.max_rss_mb)
+    with atomic_path(ranking_path, suffix=".npz") as tmp:
+        np.savez_compressed(tmp, genes=np.array(counts.gene_names, dtype=str), ranks=ranks,
+                            scores=scores, ranker_seeds=np.array(draws, dtype=np.int64),
+                            status=np.array([r["status"] for r in records], dtype=str),
+                            message=np.array([r["message"] for r in records], dtype=str))
+    record = {"dataset": dataset, "method": method, "n_cells": n_cells, "n_genes": n_genes,
+              "nnz": int(X.nnz), "n_classes": counts.n_classes, "rankings": records,
+              "job_max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+                                      / 1024, 1),
+              "provenance": counts.provenance}
+    write_text_atomic(costs_path, json.dumps(record, indent=1, sort_keys=True, default=str))
+    return records
+
+
+def cluster_job(data_path, ranking_path, scores_path, *, dataset, method, settings):
+    """Cluster the top m genes of each ranking of ``ranking_path`` (None: the all-genes
+    control) for every m of the grid, at every seed; write the scores (TSV,
+    :data:`SCORE_COLUMNS`).
+
+    Parameters
+    ----------
+    data_path : str or Path
+    ranking_path : str or Path or None
+        :func:`rank_job`'s rankings; a ranking that did not finish gives rows without
+        scores and its status.
+    scores_path : str or Path
+    dataset, method : str
+    settings : dict
+        ``m_grid``, ``seeds``, ``n_pcs``, ``n_neighbors``, ``resolution``,
+        ``kmeans_n_init``, ``max_cells``, ``subsample_seed`` (the same cells as the ranking's).
+    """
+    from fsclust.counts import normalize_log1p
+
+    log = _logger()
+    counts = _load(data_path, settings)
+    X, y = counts.X, counts.y
+    n_genes = X.shape[1]
+    if ranking_path is None:
+        selections = [("all", n_genes, 0, np.arange(n_genes), "ok", "")]
+    else:
+        stored = np.load(ranking_path)
+        if list(stored["genes"]) != list(counts.gene_names):
+            raise ValueError(f"{ranking_path}: its genes are not those of {data_path}")
+        selections = [(rule, m, int(seed), np.argsort(ranks, kind="stable")[:m], status,
+                       message)
+                      for seed, ranks, status, message in zip(
+                          stored["ranker_seeds"], stored["ranks"], stored["status"],
+                          stored["message"])
+                      for rule, m in m_rules(settings["m_grid"], n_genes)]
     Xlog = normalize_log1p(X)
-    rows, cluster_seconds = [], 0.0
-    selections = ([("all", n_genes, 0, np.arange(n_genes), None)] if control else
-                  [(rule, m, seed, None if r is None else np.argsort(r.ranks, kind="stable")[:m],
-                    costs[i]) for i, (seed, r) in enumerate(zip(draws, rankings))
-                   for rule, m in m_rules(settings["m_grid"], n_genes)])
-    done = {}
-    for rule, m, ranker_seed, genes, cost in selections:
+    rows, done = [], {}
+    seeds = [int(s) for s in settings["seeds"]]
+    for rule, m, ranker_seed, genes, status, message in selections:
         base = {"dataset": dataset, "method": method, "ranker_seed": ranker_seed,
                 "m_rule": rule, "n_features": m}
-        if genes is None:  # the ranking did not finish: rows without scores
-            rows += [{**base, "clusterer": c, "seed": int(s), "status": cost["status"],
-                      "message": cost["message"]}
-                     for c in ("leiden", "kmeans") for s in settings["seeds"]]
+        if status != "ok":  # the ranking did not finish: rows without scores
+            rows += [{**base, "clusterer": c, "seed": s, "status": str(status),
+                      "message": str(message)} for c in ("leiden", "kmeans") for s in seeds]
             continue
-        precision = marker_precision(genes, counts.markers) if counts.markers is not None \
-            else np.nan
+        precision = (marker_precision(genes, counts.markers) if counts.markers is not None
+                     else np.nan)
         key = tuple(np.sort(genes))  # m >= d: the same genes at several m, clustered once
-        tick = time.perf_counter()
         if key not in done:
+            tick = time.perf_counter()
             try:
                 done[key] = (cluster_top_genes(
-                    Xlog, genes, y, seeds=settings["seeds"], n_pcs=settings.get("n_pcs", 50),
+                    Xlog, genes, y, seeds=seeds, n_pcs=settings.get("n_pcs", 50),
                     n_neighbors=settings.get("n_neighbors", 15),
                     resolution=settings.get("resolution", 1.0),
                     n_init=settings.get("kmeans_n_init", 10)), "")
             except Exception as error:  # noqa: BLE001 (recorded, the job goes on)
                 done[key] = (None, f"{type(error).__name__}: {error}")
                 log.exception("clustering %s m=%s failed", method, rule)
-        cluster_seconds += time.perf_counter() - tick
-        found, message = done[key]
+            log.info("%s draw %d m=%s: clustered in %.1f s", method, ranker_seed, rule,
+                     time.perf_counter() - tick)
+        found, failure = done[key]
         if found is None:
-            rows += [{**base, "clusterer": c, "seed": int(s), "status": "failed",
-                      "message": message} for c in ("leiden", "kmeans") for s in settings["seeds"]]
+            rows += [{**base, "clusterer": c, "seed": s, "status": "failed",
+                      "message": failure} for c in ("leiden", "kmeans") for s in seeds]
         else:
             rows += [{**base, **row, "marker_precision": precision, "status": "ok",
                       "message": ""} for row in found]
     table = pd.DataFrame(rows).reindex(columns=SCORE_COLUMNS)
     write_table_atomic(table, scores_path, float_format="%.6g")
-    record = {"dataset": dataset, "method": method, "n_cells": n_cells, "n_genes": n_genes,
-              "nnz": int(X.nnz), "n_classes": counts.n_classes, "rankings": costs,
-              "clustering_seconds": round(cluster_seconds, 3),
-              "job_seconds": round(time.perf_counter() - start, 3),
-              "job_max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-                                      / 1024, 1),
-              "provenance": counts.provenance}
-    write_text_atomic(costs_path, json.dumps(record, indent=1, sort_keys=True, default=str))
-    ranks = np.array([r.ranks if r is not None else np.zeros(n_genes, dtype=np.intp)
-                      for r in rankings], dtype=np.intp).reshape(len(rankings), n_genes)
-    scores = np.array([r.scores if r is not None else np.full(n_genes, np.nan)
-                       for r in rankings]).reshape(len(rankings), n_genes)
-    with atomic_path(ranking_path, suffix=".npz") as tmp:
-        np.savez_compressed(tmp, genes=np.array(counts.gene_names, dtype=str), ranks=ranks,
-                            scores=scores, ranker_seeds=np.array(list(draws) if not control
-                                                                 else [], dtype=np.int64))
     return table
 
 

@@ -1,5 +1,5 @@
-"""The single-cell benchmark's two long tables, gathered from its jobs (one per set and
-method, :func:`fsclust.studies.singlecell.protocol.run_job`):
+"""The single-cell benchmark's two long tables, gathered from its jobs (per set and method,
+:func:`fsclust.studies.singlecell.protocol.cluster_job` and ``rank_job``):
 
 ``scores.tsv``
     one row per (dataset, method, ranker seed, m rule, clusterer, seed): ``dataset, family,
@@ -11,7 +11,8 @@ method, :func:`fsclust.studies.singlecell.protocol.run_job`):
     one row per ranking (dataset, method, ranker seed): ``dataset, family, method,
     ranker_seed, n_cells, n_genes, nnz, seconds, max_rss_mb, status, message``: the
     ranking's wall time and its peak memory above its process's start, measured by the
-    forked child that fitted it.
+    forked child that fitted it; also of the sets only ranked here (their clusterings left
+    for a cluster), which have no scores.
 
 Rows are sorted and floats written with one format, so the tables are the same bytes
 whatever ``--cores`` (but for the measured seconds and memory).
