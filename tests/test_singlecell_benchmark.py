@@ -337,6 +337,7 @@ def _fake_scores(n_sets=6, gap=0.2):
                                  "ranker_seed": draw, "m_rule": m, "n_features": int(m),
                                  "clusterer": clusterer, "seed": 0, "ari": base - 0.2 + 0.01 * draw,
                                  "nmi": base - 0.2, "status": "ok"})
+        for clusterer in ("leiden", "kmeans"):
             rows.append({"dataset": f"d{d}", "family": "real", "method": "all-features",
                          "ranker_seed": 0, "m_rule": "all", "n_features": 5000,
                          "clusterer": clusterer, "seed": 0, "ari": base + 0.05,
