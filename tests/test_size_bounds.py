@@ -25,6 +25,7 @@ scipy.sparse stand-in of the refused shape with no stored values, which costs no
 
 import math
 import tracemalloc
+from types import SimpleNamespace
 from pathlib import Path
 
 import numpy as np
@@ -34,29 +35,23 @@ import yaml
 from sklearn.utils import get_tags
 
 from fsclust.rankers import RandomRanking, VarianceScore
-from fsclust.rankers.base import (FeatureRanker, SizeBoundError, _scalable_methods,
-                                  size_bounds)
+from fsclust.rankers._bounds import MEMORY_BUDGET, round_down
+from fsclust.rankers.base import SizeBoundError, _check_size, _scalable_methods, size_bounds
 from fsclust.registry import RANKERS, ROLES, method_names_by_role, ranker_class
 
 REGISTERED = sorted(name for role in ROLES for name in method_names_by_role(role))
 
-MEMORY_BUDGET = 4 * 2**30
-_ROUND = (1.0, 1.2, 1.5, 1.6, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0)
 
-
-def round_down(x):
-    """The largest number of the series 1, 1.2, ..., 8 times a power of ten that is <= x.
-
-    >>> round_down(23_170), round_down(16_384), round_down(9_459)
-    (20000, 16000, 8000)
-    """
-    power = 10 ** math.floor(math.log10(x))
-    return int(max(step * power for step in _ROUND if step * power <= x))
-
-
-def memory_bound(n_arrays, extra_bytes=0, itemsize=8):
+def memory_bound(n_arrays, itemsize=8):
     """The policy: the largest round size at which ``n_arrays`` square arrays fit 4 GiB."""
-    return round_down(math.sqrt((MEMORY_BUDGET - extra_bytes) / (itemsize * n_arrays)))
+    return round_down(math.sqrt(MEMORY_BUDGET / (itemsize * n_arrays)))
+
+
+#: The square float64 arrays at each fit's peak (tracemalloc at n = d = 2000: each module's
+#: comment and docs/measurements.md, "Size bounds of the rankers").
+ARRAYS_AT_PEAK = {"consensus_correlation": 13, "evsfsc": 4.2, "frcm": 2.1, "fsfs": 1.6,
+                  "jelsr": 8.4, "kernel_weighting": 6, "kpkmeans": 4.2, "llcfs": 7, "ndfs": 7.3,
+                  "rufs": 5.1, "sogfs": 9.2, "udfs": 4.0, "pca": 3, "qalpha": 8, "uff": 8}
 
 
 # The table of docs/measurements.md: what grows faster than the data in each module, and the
@@ -137,8 +132,7 @@ def test_one_sample_or_feature_above_the_bound_is_refused_in_one_line_without_al
 
 
 @pytest.mark.parametrize("name", [name for name, (kind, _) in TABLE.items() if kind == "min"])
-def test_the_smaller_side_above_the_bound_is_refused_and_one_large_side_is_not(name,
-                                                                              monkeypatch):
+def test_the_smaller_side_above_the_bound_is_refused_and_one_large_side_is_not(name):
     ranker = _ranker(name)
     bound = _smaller_side_bound(name)
     for shape in ((bound + 1, bound + 1), (bound + 1, bound + 7), (bound + 7, bound + 1)):
@@ -146,10 +140,14 @@ def test_the_smaller_side_above_the_bound_is_refused_and_one_large_side_is_not(n
         _check_message(message, bound)
         assert f"{shape[0]:,} x {shape[1]:,}" in message
         assert peak < 4 * 2**20
-    # a tall or a wide input whose smaller side is small passes on to the method's own fit
-    monkeypatch.setattr(FeatureRanker, "fit", lambda self, X, y=None: self)
-    for shape in ((bound + 1, 3), (3, bound + 1), (bound, bound)):
-        assert ranker.fit(sp.csr_matrix(shape)) is ranker
+    # a tall or a wide input whose smaller side is small passes the check (it is then fitted
+    # as any other: the sizes here only ask whether the bound refuses them)
+    assert get_tags(ranker).ranker_tags.max_smaller_side == bound
+    for shape in ((bound + 1, 3), (3, bound + 1)):
+        _check_size(ranker, sp.csr_matrix(shape))
+    # the bound itself passes (a stand-in with only a shape: a sparse one this large is
+    # refused by the densifying bound, a dense one would take GBs)
+    _check_size(ranker, SimpleNamespace(shape=(bound, bound)))
 
 
 def test_the_table_covers_the_modules_of_this_issue_and_their_bounds_match_it():
@@ -162,6 +160,19 @@ def test_the_table_covers_the_modules_of_this_issue_and_their_bounds_match_it():
         assert (max_features is not None) == (kind == "d"), name
         if kind == "min":
             assert _smaller_side_bound(name) > 0
+
+
+@pytest.mark.parametrize("name", sorted(ARRAYS_AT_PEAK))
+def test_each_bound_fits_the_memory_its_square_arrays_take(name):
+    # lower than the memory allows only for time (the module's comment says so)
+    tags = get_tags(_ranker(name)).ranker_tags
+    bound = tags.max_samples or tags.max_features or tags.max_smaller_side
+    assert bound <= memory_bound(ARRAYS_AT_PEAK[name])
+
+
+def test_the_inffs_bound_counts_its_float32_graph():
+    # Inf-FS's graph is float32 above 11,585 features: 1.13 arrays of 4-byte entries
+    assert size_bounds(_ranker("inffs"))[1] <= memory_bound(1.13, itemsize=4)
 
 
 @pytest.mark.parametrize("name", REGISTERED)

@@ -7,19 +7,16 @@ the measured peak memory, fit in :data:`MEMORY_BUDGET`, rounded down by :func:`r
 lower where the time at the bound would exceed about 10 minutes on 2 cores; never below what a
 shipped experiment fits it on (docs/measurements.md, "Size bounds of the rankers").
 
-:class:`~fsclust.rankers.base.RankerTags` bounds ``n`` or ``d`` alone. PCA, Q-alpha and UFF build ``min(n, d) x min(n, d)`` arrays (a Gram
-matrix of the samples when ``n <= d``, of the features otherwise, or an SVD of the data), so
-either side alone may be large: wide expression tables (85 x 22,283) and tall single-cell ones
-(10^5 x 2,000) both fit. A bound on one side would refuse one of them for nothing; these
-rankers declare neither and refuse, in one line and before any copy of the data, an input whose
-smaller side is above their bound (docs/measurements.md, "Size bounds of the rankers").
+PCA, Q-alpha and UFF build ``min(n, d) x min(n, d)`` arrays (a Gram matrix of the samples when
+``n <= d``, of the features otherwise, or an SVD of the data), so either side alone may be
+large: wide expression tables (85 x 22,283) and tall single-cell ones (10^5 x 2,000) both fit.
+A bound on one side would refuse one of them for nothing; these rankers declare
+``RankerTags.max_smaller_side`` instead (docs/measurements.md, "Size bounds of the rankers").
 """
 
 from __future__ import annotations
 
 import math
-
-from .base import SizeBoundError, _scalable_methods
 
 #: The memory the square arrays of one fit may take.
 MEMORY_BUDGET = 4 * 2**30
@@ -50,42 +47,3 @@ def linear_bound(n_arrays, length, itemsize=8, budget=MEMORY_BUDGET):
     160000
     """
     return round_down(budget / (itemsize * n_arrays * length))
-
-
-def check_smaller_side(ranker, X, bound, reason):
-    """Refuse ``X`` when ``min(n_samples, n_features) > bound``, in one line.
-
-    Only ``X.shape`` is read, so a refusal allocates nothing; an input without a 2-d shape is
-    left to the ranker's own validation.
-
-    Parameters
-    ----------
-    ranker : FeatureRanker
-    X : array-like or scipy.sparse matrix
-    bound : int
-        The largest ``min(n, d)`` the ranker handles.
-    reason : str
-        What grows with ``min(n, d)``, for the message (e.g. "it builds min(n, d) x min(n, d)
-        arrays").
-
-    Examples
-    --------
-    >>> import scipy.sparse as sp
-    >>> from fsclust.rankers import PCARanking
-    >>> check_smaller_side(PCARanking(), sp.csr_matrix((50_000, 3)), 100, "")  # min is 3
-    >>> check_smaller_side(PCARanking(), sp.csr_matrix((101, 200)), 100, "its reason")
-    ... # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    fsclust.rankers.base.SizeBoundError: PCARanking handles at most 100 as the smaller of n_samples and n_features (its reason) and got 101 x 200; ...
-    """
-    shape = getattr(X, "shape", None)
-    if shape is None or len(shape) != 2:
-        return
-    n, d = (int(size) for size in shape)
-    if min(n, d) > bound:
-        raise SizeBoundError(
-            f"{type(ranker).__name__} handles at most {bound:,} as the smaller of n_samples "
-            f"and n_features ({reason}) and got {n:,} x {d:,}; subsample the samples or "
-            f"prefilter the features (e.g. the top ones by variance), or use a method that "
-            f"scales ({', '.join(_scalable_methods())}).")

@@ -65,6 +65,9 @@ class RankerTags:
         refuses in one line (:class:`SizeBoundError`) and names the methods that scale.
     max_features : int or None, default=None
         The same for ``d x d`` arrays.
+    max_smaller_side : int or None, default=None
+        The same for ``min(n, d) x min(n, d)`` arrays (a method that works in the smaller
+        space: PCA, Q-alpha, UFF): a tall or a wide input passes when its smaller side does.
     counts_input : bool, default=False
         True: the method models raw counts (scanpy's ``seurat_v3`` and Pearson residuals,
         the binomial deviance) and ``fit`` expects the counts; a front door hands it the
@@ -75,6 +78,7 @@ class RankerTags:
     sparse_input: bool = False
     max_samples: int | None = None
     max_features: int | None = None
+    max_smaller_side: int | None = None
     counts_input: bool = False
 
 
@@ -144,6 +148,12 @@ def _check_size(ranker, X):
             f"{name} handles at most {tags.max_features:,} features (it builds d x d arrays) "
             f"and got {d:,}; prefilter the features (e.g. the top ones by variance) or use a "
             f"method that scales ({', '.join(_scalable_methods())}).")
+    if tags.max_smaller_side is not None and min(n, d) > tags.max_smaller_side:
+        raise SizeBoundError(
+            f"{name} handles at most {tags.max_smaller_side:,} as the smaller of n_samples "
+            f"and n_features (it builds min(n, d) x min(n, d) arrays) and got {n:,} x {d:,}; "
+            f"subsample the samples or prefilter the features (e.g. the top ones by "
+            f"variance), or use a method that scales ({', '.join(_scalable_methods())}).")
     if sp.issparse(X) and not tags.sparse_input and n * d > DENSIFY_MAX_ENTRIES:
         raise SizeBoundError(
             f"{name} works on dense arrays and this sparse {n:,} x {d:,} input would take "

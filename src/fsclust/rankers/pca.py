@@ -7,7 +7,6 @@ import scipy.linalg
 from sklearn.decomposition import PCA
 
 from ..graphs import canonical_sign_flip
-from ._bounds import check_smaller_side
 from .base import FeatureRanker
 
 
@@ -148,24 +147,11 @@ class PCARanking(FeatureRanker):
         self.n_features_to_select = n_features_to_select
         self.standardize = standardize
 
-    def fit(self, X, y=None):
-        """Score the features by the first principal axis of ``X``.
-
-        An input whose smaller side exceeds :data:`MAX_SMALLER_SIDE` is refused first, in one
-        line (:class:`~fsclust.rankers.base.SizeBoundError`), before any copy of it.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : Ignored
-
-        Returns
-        -------
-        self
-        """
-        check_smaller_side(self, X, MAX_SMALLER_SIDE,
-                           "it builds min(n, d) x min(n, d) cross-products")
-        return super().fit(X, y)
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # min(n, d) x min(n, d) arrays: FeatureRanker.fit refuses beyond, before any copy
+        tags.ranker_tags.max_smaller_side = MAX_SMALLER_SIDE
+        return tags
 
     def _score(self, X, rng):
         self.components_ = first_principal_axis(X, self.standardize)

@@ -16,7 +16,6 @@ from sklearn.utils.validation import check_is_fitted
 from ..cluster.affinity import check_n_clusters
 from ..cluster.kmeans import KMeans
 from ..graphs import canonical_sign_flip, largest_eigenvectors
-from ._bounds import check_smaller_side
 from .base import FeatureRanker, IntInterval, constant_features
 
 INITS = ("uniform", "random")
@@ -295,24 +294,11 @@ class QAlpha(FeatureRanker):
         self.random_state = random_state
         self.n_features_to_select = n_features_to_select
 
-    def fit(self, X, y=None):
-        """Learn the feature weights and the clusters of ``X``.
-
-        An input whose smaller side exceeds :data:`MAX_SMALLER_SIDE` is refused first, in one
-        line (:class:`~fsclust.rankers.base.SizeBoundError`), before any copy of it.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : Ignored
-
-        Returns
-        -------
-        self
-        """
-        check_smaller_side(self, X, MAX_SMALLER_SIDE,
-                           "its SVD of the data builds min(n, d) x min(n, d) arrays")
-        return super().fit(X, y)
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # min(n, d) x min(n, d) arrays: FeatureRanker.fit refuses beyond, before any copy
+        tags.ranker_tags.max_smaller_side = MAX_SMALLER_SIDE
+        return tags
 
     def _score(self, X, rng):
         n, D = X.shape

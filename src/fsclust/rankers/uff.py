@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..graphs import canonical_sign_flip
-from ._bounds import check_smaller_side
 from .base import FeatureRanker, IntInterval, mean_plus_std_rule
 
 
@@ -97,24 +96,11 @@ class UFF(FeatureRanker):
         self.ddof = ddof
         self.batch_size = batch_size
 
-    def fit(self, X, y=None):
-        """Score each feature's contribution to the SVD entropy of ``X``.
-
-        An input whose smaller side exceeds :data:`MAX_SMALLER_SIDE` is refused first, in one
-        line (:class:`~fsclust.rankers.base.SizeBoundError`), before any copy of it.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : Ignored
-
-        Returns
-        -------
-        self
-        """
-        check_smaller_side(self, X, MAX_SMALLER_SIDE,
-                           "its time grows as min(n, d)^4")
-        return super().fit(X, y)
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # min(n, d) x min(n, d) arrays: FeatureRanker.fit refuses beyond, before any copy
+        tags.ranker_tags.max_smaller_side = MAX_SMALLER_SIDE
+        return tags
 
     def _post_fit(self, X):
         """The ``CE > mean + sd`` rule: the subset UFF selects itself."""
