@@ -8,7 +8,9 @@ For each size the script writes synthetic counts once (:func:`fsclust.counts.wri
 negative binomial, 10 cell types with 50 planted marker genes each, 7 % non-zero or
 ``--density``; cached in ``--data-dir``) and runs each method in a fresh process: read the ``.h5ad``
 (:func:`fsclust.counts.read_counts`), rank every gene (:func:`fsclust.pp.select_features`,
-the methods' single-cell preset), write the scores. ``scanpy`` is scanpy itself:
+the methods' single-cell preset; ``method@key=value;key=value`` adds parameters, e.g.
+``mcfs@n_clusters=10``, the true number of types: chosen with the labels, so marked), write
+the scores. ``scanpy`` is scanpy itself:
 ``sc.read_h5ad`` and ``pp.highly_variable_genes(flavor="seurat_v3")``, no fsclust code. The
 child reports its wall time per stage and its peak resident memory (``ru_maxrss``, the
 interpreter and its libraries included); the marker precision is the fraction of the planted
@@ -58,7 +60,12 @@ def _child(method, path, out):
 
         adata = read_counts(path)
         t1 = time.perf_counter()
-        frame = pp.select_features(adata, method, n_top_genes=2000, inplace=False)
+        # "mcfs@n_clusters=10": a method with parameters over the single-cell preset
+        name, _, given = method.partition("@")
+        params = {key: int(value) if value.isdigit() else value for key, value in
+                  (item.split("=") for item in given.split(";") if item)}
+        frame = pp.select_features(adata, name, n_top_genes=2000, inplace=False,
+                                   method_params=params or None)
         # the ranks say the order whatever the method's direction
         order = np.argsort(frame["fsclust_rank"].to_numpy(), kind="stable")
     t2 = time.perf_counter()
@@ -120,7 +127,7 @@ def main(argv=None):
         path = _data(n_cells, args.genes, args.data_dir, args.density)
         csr_gb, nnz = _csr_gb(path)
         for method in args.methods.split(","):
-            out = Path(args.data_dir) / f"order_{method}_{n_cells}.npy"
+            out = Path(args.data_dir) / f"order_{method.replace('@', '_')}_{n_cells}.npy"
             env = {**os.environ, "PYTHONWARNINGS": "ignore"}
             start = time.perf_counter()
             try:
