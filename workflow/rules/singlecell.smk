@@ -72,6 +72,7 @@ rule singlecell_rank:
     benchmark:
         "logs/timings/{singlecell}/singlecell_rank/{dataset}/{method}.tsv"
     wildcard_constraints:
+        singlecell=names_pattern(sc_blocks("method")),
         method="[A-Za-z0-9][A-Za-z0-9_-]*",
     conda:
         ENV
@@ -80,7 +81,7 @@ rule singlecell_rank:
         mem_mb=sc_set_resources("mem_mb"),
         runtime=sc_set_resources("runtime"),
     params:
-        settings=sc_rank_settings,
+        jobs=sc_rank_jobs(None),
     script:
         "../../scripts/singlecell_rank.py"
 
@@ -96,6 +97,7 @@ rule singlecell_cluster:
     benchmark:
         "logs/timings/{singlecell}/singlecell_cluster/{dataset}/{method}.tsv"
     wildcard_constraints:
+        singlecell=names_pattern(sc_blocks("method")),
         method="[A-Za-z0-9][A-Za-z0-9_-]*",
     conda:
         ENV
@@ -104,9 +106,73 @@ rule singlecell_cluster:
         mem_mb=sc_set_resources("mem_mb"),
         runtime=sc_set_resources("runtime"),
     params:
-        settings=sc_cluster_settings,
+        jobs=sc_cluster_jobs(None),
     script:
         "../../scripts/singlecell_cluster.py"
+
+
+# A block of grain "set" (CI's tiny sets): one ranking job and one clustering job per set for
+# all its methods, writing the same files as the jobs above.
+for _name in sc_blocks("set"):
+    _methods = list(SINGLECELL[_name]["methods"])
+
+    rule:
+        name:
+            f"singlecell_rank_set_{_name}"
+        input:
+            data="data/singlecell/{dataset}.h5ad",
+        output:
+            rankings=expand(
+                f"results/{_name}/rankings/{{{{dataset}}}}/{{method}}.npz",
+                method=_methods,
+            ),
+            costs=expand(
+                f"results/{_name}/rankings/{{{{dataset}}}}/{{method}}.json",
+                method=_methods,
+            ),
+        log:
+            f"logs/{_name}/singlecell_rank/{{dataset}}.log",
+        benchmark:
+            f"logs/timings/{_name}/singlecell_rank/{{dataset}}.tsv"
+        conda:
+            ENV
+        threads: 1
+        resources:
+            mem_mb=sc_set_resources("mem_mb"),
+            runtime=sc_set_resources("runtime"),
+        params:
+            jobs=sc_rank_jobs(_name, _methods),
+        script:
+            "../../scripts/singlecell_rank.py"
+
+    rule:
+        name:
+            f"singlecell_cluster_set_{_name}"
+        input:
+            data="data/singlecell/{dataset}.h5ad",
+            rankings=expand(
+                f"results/{_name}/rankings/{{{{dataset}}}}/{{method}}.npz",
+                method=_methods,
+            ),
+        output:
+            scores=expand(
+                f"results/{_name}/runs/{{{{dataset}}}}/{{method}}.tsv",
+                method=sc_methods(_name),
+            ),
+        log:
+            f"logs/{_name}/singlecell_cluster/{{dataset}}.log",
+        benchmark:
+            f"logs/timings/{_name}/singlecell_cluster/{{dataset}}.tsv"
+        conda:
+            ENV
+        threads: 1
+        resources:
+            mem_mb=sc_set_resources("mem_mb"),
+            runtime=sc_set_resources("runtime"),
+        params:
+            jobs=sc_cluster_jobs(_name, sc_methods(_name)),
+        script:
+            "../../scripts/singlecell_cluster.py"
 
 
 rule singlecell_tables:

@@ -140,26 +140,90 @@ def sc_synthetic_disk_mb(wildcards):
     return max(1000, int(1.5 * 8 * nonzeros / 1e6))
 
 
-def sc_rank_settings(wildcards):
+def sc_grain(name):
+    """A block's job grain: "method" (a ranking job and a clustering job per set and method)
+    or "set" (one of each per set, for all its methods: CI's tiny sets, where each job's
+    Python start-up of 3-5 s is most of its time)."""
+    return SINGLECELL[name].get("grain", "method")
+
+
+def sc_blocks(grain_name):
+    return [name for name in SINGLECELL if sc_grain(name) == grain_name]
+
+
+def sc_rank_jobs(name, methods=None):
+    """The rankings one job makes: ``[{method, settings, rankings, costs}]`` for the block's
+    ``methods`` (default: the job's own ``wildcards.method``)."""
+
+    def jobs(wildcards):
+        keys = methods or [wildcards.method]
+        folder = f"results/{name or wildcards.singlecell}/rankings/{wildcards.dataset}"
+        return [
+            {
+                "method": key,
+                "settings": _rank_settings(
+                    name or wildcards.singlecell, key, wildcards.dataset
+                ),
+                "rankings": f"{folder}/{key}.npz",
+                "costs": f"{folder}/{key}.json",
+            }
+            for key in keys
+        ]
+
+    return jobs
+
+
+def sc_cluster_jobs(name, methods=None):
+    """The clusterings one job makes: ``[{method, settings, ranking, scores}]``."""
+
+    def jobs(wildcards):
+        block_name = name or wildcards.singlecell
+        keys = methods or [wildcards.method]
+        results = f"results/{block_name}"
+        return [
+            {
+                "method": key,
+                "settings": sc_cluster_settings(wildcards, block_name),
+                "ranking": (
+                    None
+                    if key == SC_ALL_GENES
+                    else f"{results}/rankings/{wildcards.dataset}/{key}.npz"
+                ),
+                "scores": f"{results}/runs/{wildcards.dataset}/{key}.tsv",
+            }
+            for key in keys
+        ]
+
+    return jobs
+
+
+def _rank_settings(name, method, dataset):
     """What a ranking job needs (fsclust.studies.singlecell.protocol.rank_job): the clustering's
     settings are not among them, so that changing those reruns no ranking."""
-    block = SINGLECELL[wildcards.singlecell]
-    spec = block["methods"][wildcards.method]
+    block = SINGLECELL[name]
+    spec = block["methods"][method]
     return {
         "ranker": spec["method"],
         "params": spec.get("params", {}),
         "n_draws": spec.get("n_draws", 1),
         "time_limit_s": spec.get("time_limit_s", block["time_limit_s"]),
         "min_cells": block.get("min_cells", 3),
-        "max_cells": block.get("max_cells", {}).get(wildcards.dataset),
+        "max_cells": block.get("max_cells", {}).get(dataset),
         "subsample_seed": block.get("subsample_seed", 0),
     }
 
 
-def sc_cluster_settings(wildcards):
+def sc_cluster_settings(wildcards, name=None):
     """What a clustering job needs (fsclust.studies.singlecell.protocol.cluster_job)."""
-    block = SINGLECELL[wildcards.singlecell]
-    keys = ("m_grid", "seeds", "subsample_seed", "n_pcs", "n_neighbors", "kmeans_n_init")
+    block = SINGLECELL[name or wildcards.singlecell]
+    keys = (
+        "m_grid",
+        "seeds",
+        "subsample_seed",
+        "n_pcs",
+        "n_neighbors",
+        "kmeans_n_init",
+    )
     settings = {key: block[key] for key in keys if key in block}
     settings["resolution"] = block.get("leiden_resolution", 1.0)
     settings["max_cells"] = block.get("max_cells", {}).get(wildcards.dataset)
