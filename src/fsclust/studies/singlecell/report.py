@@ -276,6 +276,9 @@ def plot_dataset(scores, dataset, path, *, metric="ari", title=None):
             ax.axhline(control[metric].mean(), color="black", linestyle="--", linewidth=1.0,
                        label=f"all {int(control['n_features'].iloc[0]):,} genes")
         ax.set_xscale("log")
+        ticks = sorted(part["n_features"].dropna().unique().astype(int))
+        ax.set_xticks(ticks, [f"{t:,}" for t in ticks])
+        ax.minorticks_off()
         ax.set(xlabel="m (top genes)", ylabel=METRIC_LABELS.get(metric, metric),
                title=f"{clusterer}" + (" (true K)" if clusterer == "kmeans" else
                                        " (resolution 1, K its own)"))
