@@ -231,3 +231,20 @@ def test_bad_input_gets_one_message_naming_the_option(blobs, call, match):
 def test_all_constant_is_an_error():
     with pytest.raises(ValueError, match="all 3 feature.s. are constant"):
         api.select(np.ones((10, 3)), "laplacian")
+
+
+def test_a_given_number_of_features_is_told_to_the_method():
+    # UDFS keeps as many active rows as features to select (issue 40): told m, it finds the
+    # 30 planted features of four groups among 1,000; at its class default it would keep
+    # K = 4 rows and tie the rest
+    rng = np.random.RandomState(0)
+    groups = rng.randint(0, 4, 160)
+    X = rng.randn(160, 1000)
+    planted = rng.choice(1000, 30, replace=False)
+    X[:, planted] += 2.0 * rng.randn(4, 30)[groups]
+    result = api.select(X, "udfs", n_features=30, n_clusters=4, **FAST)
+    ranker = result.selector.ranker_
+    assert ranker.n_features_to_select == 30
+    from fsclust.rankers.base import selected_features
+
+    assert np.isin(selected_features(ranker, 30), planted).mean() >= 0.8

@@ -472,6 +472,11 @@ def _select_one(matrix, method, params, constant, *, n_features, n_clusters, k_s
     from fsclust.rankers.base import status_warnings
     from fsclust.selection import LabelFreeSelector
 
+    if n_features != "auto" and "n_features_to_select" not in (params or {}):
+        # the number kept, told to the method: UDFS's and SOGFS's active rows and MCFS's
+        # non-zeros per eigenvector depend on it (capped at the non-constant columns)
+        params = {**(params or {}),
+                  "n_features_to_select": int(min(n_features, int((~constant).sum())))}
     selector = LabelFreeSelector(method, params or None, n_features=n_features,
                                  n_clusters=n_clusters, n_jobs=n_jobs,
                                  random_state=random_state, **options)
