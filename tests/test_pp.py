@@ -140,26 +140,3 @@ def test_bad_sizes_and_empty_x_are_one_line(counts):
     empty.layers["counts"] = counts[0]
     with pytest.raises(ValueError, match=r"adata.X is empty; pass layer= one of \['counts'\]"):
         pp.select_features(empty, n_top_genes=10)
-
-
-def test_the_number_of_genes_kept_is_told_to_the_method(counts):
-    # MCFS's ranking depends on it (Cai et al.'s d non-zeros per eigenvector): the front door's
-    # ranking is a fit told n_top_genes, not one at the class's default
-    from fsclust.counts import normalize_log1p
-    from fsclust.registry import make_ranker
-
-    adata = _adata(counts)
-    params = {"n_clusters": 3, "n_pcs": 10, "graph_features": 100}
-    # min_cells=0: every gene ranked, as in the direct fits
-    frame = pp.select_features(adata, "mcfs", n_top_genes=40, inplace=False, min_cells=0,
-                               method_params=params)
-    X = normalize_log1p(sp.csr_matrix(counts[0]))
-    told = make_ranker("mcfs", {**pp.SINGLE_CELL_PARAMS, **params, "n_features_to_select": 40},
-                       random_state=0).fit(X)
-    untold = make_ranker("mcfs", {**pp.SINGLE_CELL_PARAMS, **params}, random_state=0).fit(X)
-    order = np.argsort(frame["fsclust_rank"].to_numpy(), kind="stable")
-    assert np.array_equal(order, told.feature_order_)
-    assert not np.array_equal(order, untold.feature_order_)
-    # more genes than are ranked: told the genes ranked
-    assert pp.select_features(adata, "mcfs", n_top_genes=300, inplace=False,
-                              method_params=params)["fsclust_selected"].sum() == 300

@@ -61,8 +61,7 @@ def _counts_matrix(adata, layer):
 
 
 def rank_genes(X, method="laplacian", *, normalize=True, min_cells=3, target_sum=None,
-               method_params=None, n_features_to_select=None, random_state=0,
-               source="the matrix"):
+               method_params=None, random_state=0, source="the matrix"):
     """Scores and ranks of every gene of a cells x genes matrix (the core of
     :func:`select_features`, for a matrix without AnnData).
 
@@ -83,11 +82,6 @@ def rank_genes(X, method="laplacian", *, normalize=True, min_cells=3, target_sum
         Each cell's total after normalisation; None: the median total (scanpy's default).
     method_params : dict, optional
         The method's parameters, over :data:`SINGLE_CELL_PARAMS`.
-    n_features_to_select : int or None, default=None
-        The number of genes that will be kept, told to the method (capped at the genes
-        ranked): a method whose ranking depends on it uses it (MCFS's non-zeros per
-        eigenvector, Cai et al.'s ``d``; UDFS's and SOGFS's active rows); the others ignore it.
-        ``method_params`` may set it instead.
     random_state : int, default=0
         Seed of the method (and of the graph's approximate neighbour search).
     source : str
@@ -127,8 +121,6 @@ def rank_genes(X, method="laplacian", *, normalize=True, min_cells=3, target_sum
     Xk = X[:, kept] if kept.size < n_genes else X
     if normalize and not tags.counts_input:
         Xk = normalize_log1p(Xk, target_sum=target_sum)
-    if n_features_to_select is not None and "n_features_to_select" not in (method_params or {}):
-        ranker.set_params(n_features_to_select=int(min(n_features_to_select, kept.size)))
     ranker.fit(Xk)
     scores = np.full(n_genes, np.nan)
     scores[kept] = ranker.scores_
@@ -177,8 +169,7 @@ def select_features(adata, method="laplacian", n_top_genes=2000, *, layer=None, 
         Cells in rows; raw counts in ``X`` or in ``layers[layer]``, sparse or dense.
     method : str, default="laplacian"
     n_top_genes : int, default=2000
-        Genes selected; told to the method as its ``n_features_to_select`` (MCFS's
-        non-zeros, UDFS's and SOGFS's active rows depend on it; :func:`rank_genes`).
+        Genes selected.
     layer : str, optional
         The layer holding the counts (for example ``"counts"``); None: ``X``.
     batch_key : str, optional
@@ -226,7 +217,6 @@ def select_features(adata, method="laplacian", n_top_genes=2000, *, layer=None, 
     if batch_key is None:
         scores, ranks, info = rank_genes(X, method, normalize=normalize, min_cells=min_cells,
                                          target_sum=target_sum, method_params=method_params,
-                                         n_features_to_select=n_top_genes,
                                          random_state=random_state, source=source)
         frame[f"{key_added}_score"] = scores
         frame[f"{key_added}_rank"] = ranks
@@ -242,7 +232,6 @@ def select_features(adata, method="laplacian", n_top_genes=2000, *, layer=None, 
                 raise ValueError(f"batch {name!r} of {batch_key!r} has {rows.size} cell(s); "
                                  "each batch needs at least 3")
             scores, ranks, info = rank_genes(X[rows], method, normalize=normalize,
-                                             n_features_to_select=n_top_genes,
                                              min_cells=min_cells, target_sum=target_sum,
                                              method_params=method_params,
                                              random_state=random_state,
