@@ -138,10 +138,11 @@ def _mcfs_targets(X, K):
 @pytest.mark.parametrize("path", ["whole Gram", "Gram-free"])
 @pytest.mark.parametrize("d", [5, 30, 60])
 def test_mcfs_paths_equal_scikit_learns_on_a_fresh_gram_per_eigenvector(monkeypatch, path, d):
-    # Up to _WHOLE_GRAM_BYTES the K paths read one Gram matrix (its active rows combined
-    # row-major: scikit-learn's products summed in another order); above they run on X
-    # (ridge_lasso_path). Both equal scikit-learn's path on a fresh Gram matrix per
-    # eigenvector at d = 5 and 30 within 1e-12; at d = 60 > n the active sets pass n
+    # Up to _WHOLE_GRAM_BYTES the K paths read one Gram matrix, above they run on X. Where a
+    # path can hold as many active features as samples (d = 30, 60: up to 2.5 d + 26 >= n)
+    # the paths run one by one, on the Gram matrix bit for bit scikit-learn's path on a fresh
+    # Gram matrix per eigenvector; below (d = 5) together, their products summed in another
+    # order. On X and together: at d = 5 and 30 within 1e-12; at d = 60 > n the active sets pass n
     # and X_A^T X_A + 1e-3 I is ill-conditioned, so that scikit-learn's own path moves by
     # 2-5e-11 when its Gram matrix is merely summed in another order: ours must stay within 4
     # times the largest such move (measured 2.6e-11 here, 8.9e-11 under OpenBLAS's
@@ -169,6 +170,9 @@ def test_mcfs_paths_equal_scikit_learns_on_a_fresh_gram_per_eigenvector(monkeypa
     tol = max(1e-12, 4 * spread)
     if d < 60:
         assert tol == 1e-12
+    assert mcfs._paths_together(X.shape[0], X.shape[1], d, 4 * d + 50) == (d == 5)
+    if path == "whole Gram" and d > 5:
+        tol = 0.0
     A, cardinality, ridge_used = lasso_coefficients(X, Y, d)
     np.testing.assert_allclose(A, reference, rtol=0, atol=tol)
     np.testing.assert_array_equal(cardinality, np.count_nonzero(reference, axis=0))
@@ -239,6 +243,63 @@ def test_lasso_path_stop_cardinality_keeps_the_point_mcfs_reads(solver, d):
     a_stopped, card_stopped = mcfs._path_point(stopped, d)
     np.testing.assert_array_equal(a_stopped, a_full)
     assert card_stopped == card_full == d
+
+
+def _dropping_problem():
+    """60 x 200, features 0-39 near copies of feature 0: the lasso drops and re-enters them.
+    The path of the first target drops a variable before its first point with 6 non-zeros
+    (step 10) and has points with 4 non-zeros at steps 4, 7 and 8."""
+    rng = np.random.RandomState(4)
+    X = rng.randn(60, 200)
+    X[:, :40] = X[:, :1] + 0.05 * rng.randn(60, 40)
+    Y = rng.randn(60, 3)
+    Y[:, 0] += 3 * X[:, 0]
+    return X, Y
+
+
+def _literal_point(coefs, d):
+    """The point MCFS reads, from a whole path: its last column with d non-zeros (else the
+    first of the most), L2-normalised."""
+    counts = np.count_nonzero(coefs, axis=0)
+    hit = np.flatnonzero(counts == d)
+    a = coefs[:, hit[-1] if hit.size else int(np.argmax(counts))]
+    return a / np.linalg.norm(a)
+
+
+@pytest.mark.parametrize("on, ridge", [("Gram", 1e-3), ("X", 1e-3), ("X", 0.0)])
+@pytest.mark.parametrize("d", [4, 6])
+def test_paths_together_read_the_point_of_the_whole_path(monkeypatch, on, ridge, d):
+    # the fast path (the K paths together, each stopped as soon as no later point can have d
+    # non-zeros, only the point it is read at kept) against the literal slow one:
+    # scikit-learn's whole path of 4 d + 50 steps on X^T X + ridge I (lars_path_gram) or on
+    # X (lars_path, no ridge), then its last point with d non-zeros
+    X, Y = _dropping_problem()
+    n, D = X.shape
+    if on == "X":
+        monkeypatch.setattr(mcfs, "_WHOLE_GRAM_BYTES", 0)
+    assert mcfs._paths_together(n, D, d, 4 * d + 50)
+    paths = []
+    for y in Y.T:
+        if ridge:
+            paths.append(lars_path_gram(Xy=X.T @ y, Gram=X.T @ X + ridge * np.eye(D),
+                                        n_samples=n, method="lasso", max_iter=4 * d + 50)[2])
+        else:
+            from sklearn.linear_model import lars_path
+            paths.append(lars_path(X, y, method="lasso", max_iter=4 * d + 50)[2])
+    counts = np.count_nonzero(paths[0], axis=0)
+    hits = np.flatnonzero(counts == d)
+    if d == 6:  # a drop before the first point with d non-zeros
+        assert np.any(np.diff(counts[:hits[0] + 1]) < 0)
+    else:  # several points with d non-zeros: the steps past the first change the read
+        assert hits.size > 1 and not np.array_equal(paths[0][:, hits[0]], paths[0][:, hits[-1]])
+    reference = np.column_stack([_literal_point(coefs, d) for coefs in paths])
+    A, cardinality, ridge_used, steps = lasso_coefficients(X, Y, d, ridge=ridge,
+                                                           return_steps=True)
+    assert ridge_used == ridge
+    np.testing.assert_array_equal(A != 0, reference != 0)
+    np.testing.assert_allclose(A, reference, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(cardinality, d)
+    assert np.all(steps < [coefs.shape[1] - 1 for coefs in paths])
 
 
 def test_mcfs_never_forms_a_d_by_d_matrix(monkeypatch):
