@@ -568,7 +568,8 @@ class _LassoLarsPaths:
         path.drop = False
         on = path.active_idx[:n_active]
         coef = path.coefs[path.n_iter] if self.record else path.coef
-        z = -coef[on] / (least_squares + _TINY32)
+        coef_on = coef[on]  # gathered once for the drop test, the move and the count
+        z = -coef_on / (least_squares + _TINY32)
         z_pos = min_pos(z)
         if z_pos < gamma_:
             idx = np.where(z == z_pos)[0][::-1]
@@ -582,13 +583,13 @@ class _LassoLarsPaths:
                 add = 2 * max(1, path.L.shape[0] - n_active)
                 path.coefs = np.concatenate([path.coefs, np.zeros((add, path.coefs.shape[1]))])
                 path.alphas = np.concatenate([path.alphas, np.zeros(add)])
-            path.coefs[n_iter][on] = path.coefs[n_iter - 1][on] + gamma_ * least_squares
+            path.coefs[n_iter][on] = coef_on + gamma_ * least_squares
         else:
             if path.dropped is not None:  # dropped at the last point: 0 from this one on
                 coef[path.dropped] = 0.0
                 path.dropped = None
-            coef[on] = coef[on] + gamma_ * least_squares
-            self._read_point(path, coef, on)
+            coef[on] = coef_on = coef_on + gamma_ * least_squares
+            self._read_point(path, coef, coef_on)
         return gamma_
 
     def _inactive_quotients(self, k):
@@ -627,10 +628,11 @@ class _LassoLarsPaths:
         if not self.record:
             path.dropped = drop_idx
 
-    def _read_point(self, path, coef, support):
+    def _read_point(self, path, coef, values):
         """Keep the point :func:`_path_point` would read: the last with ``stop_cardinality``
-        non-zeros, else the first of the most (``coef``'s non-zeros lie in ``support``)."""
-        count = int(np.count_nonzero(coef[support]))
+        non-zeros, else the first of the most (``values``: ``coef``'s entries that can be
+        non-zero, those of the features active during the step)."""
+        count = int(np.count_nonzero(values))
         if count == self.stop_cardinality:
             path.hit = coef.copy()
         if count > path.largest_count:
@@ -740,6 +742,7 @@ class _ActiveRowProducts:
         self.rows = np.empty((16, gram.shape[0]))
         self.slot = np.zeros(16, dtype=np.intp)
         self.n_slots = 0  # the slots [0, n_slots) have held a row
+        self.in_order = True  # slot[p] == p for every active position p (no drop yet)
 
     def swap(self, i, j):
         # positions i, j >= |A| (a variable entering): no active position moves
@@ -757,6 +760,7 @@ class _ActiveRowProducts:
             self.rows = grown
         self.n_slots = max(self.n_slots, free + 1)
         self.slot[position] = free
+        self.in_order = self.in_order and free == position
         feature = indices[position]
         row = self.rows[free]
         row[:] = self.gram[feature]
@@ -766,10 +770,17 @@ class _ActiveRowProducts:
         # the positions i + 1..j one forward, as _GramProducts moves its rows (position j
         # keeps its slot: it is no longer active)
         self.slot[i:j] = self.slot[i + 1:j + 1]
+        self.in_order = self.in_order and i == j
+
+    def combination(self, n_active, w):
+        """``w^T G_{A, :}`` (D,), in feature order."""
+        if self.n_slots == n_active and self.in_order:
+            return w @ self.rows[:n_active]
+        weights = np.bincount(self.slot[:n_active], weights=w, minlength=self.n_slots)
+        return weights @ self.rows[:self.n_slots]
 
     def direction(self, n_active, indices, w):
-        weights = np.bincount(self.slot[:n_active], weights=w, minlength=self.n_slots)
-        return (weights @ self.rows[:self.n_slots])[indices[n_active:]]
+        return self.combination(n_active, w)[indices[n_active:]]
 
     def coefficient_products(self, features, coef):
         return self.gram[features] @ coef
@@ -801,7 +812,7 @@ def _lasso_points(X, Y, n_nonzero, ridge, max_iter, on_gram):
         gram = X.T @ X
         gram[np.diag_indices(D)] += ridge
         group = max(1, 2**26 // (8 * reach * D))
-        products, directions = (lambda: _ActiveRowProducts(gram)), None
+        products, directions = (lambda: _ActiveRowProducts(gram)), _directions_on_rows
     else:
         Xt = np.ascontiguousarray(X.T)
         group = max(1, 2**26 // (8 * reach * n))
@@ -838,6 +849,16 @@ def _directions_on(X):
             np.take(R[i], path.indices[path.n_active:], out=paths.corr[k, path.n_active:])
 
     return directions
+
+
+def _directions_on_rows(paths, live):
+    """``directions`` for :meth:`_LassoLarsPaths.run` on :class:`_ActiveRowProducts`: each
+    live path's ``w^T G_{A, :}``, read at its inactive positions into ``paths.corr``."""
+    for k in live:
+        path = paths.paths[k]
+        products, n_active = path.products, path.n_active
+        np.take(products.combination(n_active, path.least_squares),
+                path.indices[n_active:], out=paths.corr[k, n_active:])
 
 
 def _reachable_active(D, n_nonzero, max_iter):
