@@ -1,7 +1,7 @@
 """MCFS against scikit-feature at both sides' defaults: this checkout's fit, a past commit's,
 and scikit-feature's ``mcfs``, alternating in one process.
 
-Usage: python speed/mcfs_vs_skfeature.py [--before COMMIT] [--repeats 7]
+Usage: python speed/mcfs_vs_skfeature.py [--before COMMIT] [--repeats 7] [--components]
                                          [--datasets warpPIE10P TOX-171] [--out TSV]
 
 Each repeat times, one after the other on the same ``X`` (the mirror's ``skfeature/<name>.mat``,
@@ -20,6 +20,14 @@ Each repeat times, one after the other on the same ``X`` (the mirror's ``skfeatu
   n_nonzero_coefs=50, t=2 t_sk^2, self_loops=True)``), to separate the graphs from the
   regressions.
 
+With ``--components``, also what bounds the ratio: ``after`` without its lasso paths (a stub
+returns zero coefficients: the graph, the embedding, the validation, the ranking), the paths
+alone (``lasso_coefficients`` on the fit's eigenvectors), and within the paths the time of
+their products with the Gram entries (the Gram matrix ``X^T X`` and each step's ``w^T G_A``,
+or each step's ``[u_1 .. u_K]^T X`` on ``X``: timers around them, ``products s``); and
+scikit-feature's graph alone (``construct_W``), its eigenvectors and LAR paths on that graph
+(``mode="raw"``). The rest of ``after``'s paths is the per-step bookkeeping in Python.
+
 One BLAS thread (``threadpoolctl``); the first call of each is a warm-up; times are the median
 [min, max] of the repeats; ratios are scikit-feature's median over ours. ``before`` and
 ``after`` are also compared: feature order equal, largest score difference, LARS steps.
@@ -36,6 +44,7 @@ import tempfile
 import time
 import warnings
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pandas as pd
@@ -96,11 +105,75 @@ def cases(X, before):
     return out
 
 
+def _no_paths(X, Y, n_nonzero, ridge=1e-3, return_steps=False, max_iter=None):
+    K = Y.shape[1]
+    return np.zeros((X.shape[1], K)), np.full(K, n_nonzero), ridge, np.zeros(K, dtype=int)
+
+
+def component_cases(X):
+    """The parts of both fits (see the module docstring)."""
+    from skfeature.function.sparse_learning_based import MCFS as sk_mcfs
+    from skfeature.utility.construct_W import construct_W
+
+    model = mcfs.MCFS().fit(X)
+    W = knn_graph(X, n_neighbors=5, t_rule="cai", allow_isolated=True)
+    Y = mcfs.spectral_embedding_targets(W, model.n_eigenvectors_)
+    d = int(min(X.shape[1], D_SELECT))
+    W_sk = construct_W(X.copy())
+
+    def without_paths(Z):
+        with mock.patch.object(mcfs, "lasso_coefficients", _no_paths):
+            return mcfs.MCFS().fit(Z)
+
+    return {"after without paths": without_paths,
+            "after paths": lambda Z: mcfs.lasso_coefficients(Z, Y, d),
+            "skf graph": lambda Z: construct_W(Z),
+            "skf eigen + LAR": lambda Z: sk_mcfs.mcfs(Z, n_selected_features=D_SELECT, W=W_sk,
+                                                      mode="raw")}
+
+
+def products_time(X, repeats):
+    """Median seconds of the paths' products with the Gram entries (module docstring): the
+    directions of every step (timers around ``_directions_on_rows`` and the function
+    ``_directions_on`` makes: the products and their reading at the inactive positions), plus
+    ``X^T X`` where the paths form it, timed alone."""
+    model = mcfs.MCFS().fit(X)
+    Y = mcfs.spectral_embedding_targets(
+        knn_graph(X, n_neighbors=5, t_rule="cai", allow_isolated=True), model.n_eigenvectors_)
+    n, D = X.shape
+    d = int(min(D, D_SELECT))
+    spent = [0.0]
+
+    def timed(f):
+        def wrapper(*args, **kwargs):
+            t0 = time.perf_counter()
+            try:
+                return f(*args, **kwargs)
+            finally:
+                spent[0] += time.perf_counter() - t0
+        return wrapper
+
+    on_x = mcfs._directions_on
+    times = []
+    with mock.patch.object(mcfs, "_directions_on_rows", timed(mcfs._directions_on_rows)), \
+            mock.patch.object(mcfs, "_directions_on", lambda Z: timed(on_x(Z))):
+        for _ in range(repeats):
+            spent[0] = 0.0
+            mcfs.lasso_coefficients(X, Y, d)
+            if mcfs._paths_together(n, D, d, 4 * d + 50) and mcfs._on_whole_gram(D):
+                t0 = time.perf_counter()
+                X.T @ X
+                spent[0] += time.perf_counter() - t0
+            times.append(spent[0])
+    return statistics.median(times)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--before", default=None, help="a commit: its mcfs.py is timed as 'before'")
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=list(DATASETS))
+    ap.add_argument("--components", action="store_true")
     ap.add_argument("--out", default=str(REPO / "results" / "speed" / "mcfs_vs_skfeature.tsv"))
     args = ap.parse_args(argv)
     before = module_at(args.before) if args.before else None
@@ -110,6 +183,8 @@ def main(argv=None):
         for name in args.datasets:
             X = load(DATASETS[name])
             fns = cases(X, before)
+            if args.components:
+                fns.update(component_cases(X))
             results = {key: fn(X.copy()) for key, fn in fns.items()}  # warm-up
             times = {key: [] for key in fns}
             for _ in range(args.repeats):
@@ -131,6 +206,8 @@ def main(argv=None):
                     row[f"same-graph skf / {ours}"] = (med["same-graph skf"]
                                                        / med[f"same-graph {ours}"])
                     row[f"{ours} steps"] = int(results[ours].path_steps_.sum())
+            if args.components:
+                row["after products s"] = products_time(X, args.repeats)
             if before is not None:
                 for prefix in ("", "same-graph "):
                     a, b = results[prefix + "after"], results[prefix + "before"]
