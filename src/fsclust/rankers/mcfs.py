@@ -761,9 +761,12 @@ class _ActiveRowProducts:
     def enter(self, position, indices):
         if position >= self.slot.size:
             self.slot = np.concatenate([self.slot, np.zeros_like(self.slot)])
-        held = np.zeros(self.n_slots + 1, dtype=bool)
-        held[self.slot[:position]] = True
-        free = int(held.argmin())  # the lowest slot no active position holds
+        if self.in_order and self.n_slots <= position:
+            free = position  # the slots 0..position - 1 hold the active rows, in order
+        else:
+            held = np.zeros(self.n_slots + 1, dtype=bool)
+            held[self.slot[:position]] = True
+            free = int(held.argmin())  # the lowest slot no active position holds
         if free >= self.rows.shape[0]:
             grown = np.empty((2 * self.rows.shape[0], self.gram.shape[0]))
             grown[:self.rows.shape[0]] = self.rows
