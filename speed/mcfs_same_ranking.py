@@ -1,4 +1,4 @@
-"""MCFS of this checkout against a past commit's on every prepared set: is the feature order the same?
+"""MCFS of this checkout against a past commit's on every prepared set: the same feature order?
 
 Usage: python speed/mcfs_same_ranking.py --before COMMIT [--prepared DIR]
                                          [--cardinalities 50 300] [--out TSV]

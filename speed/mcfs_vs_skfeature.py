@@ -64,8 +64,9 @@ D_SELECT = 50
 
 def module_at(commit):
     """``fsclust.rankers.mcfs`` as it was at ``commit``, as a module of this package."""
-    source = subprocess.run(["git", "-C", str(REPO), "show", f"{commit}:src/fsclust/rankers/mcfs.py"],
-                            check=True, capture_output=True, text=True).stdout
+    source = subprocess.run(
+        ["git", "-C", str(REPO), "show", f"{commit}:src/fsclust/rankers/mcfs.py"],
+        check=True, capture_output=True, text=True).stdout
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as handle:
         handle.write(source)
     name = "fsclust.rankers._mcfs_before"

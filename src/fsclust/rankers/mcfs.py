@@ -807,9 +807,9 @@ def _lasso_points(X, Y, n_nonzero, ridge, max_iter, on_gram):
     rows (:class:`_ActiveRowProducts`); else on ``X``, the directions of all paths from one
     product ``[u_1 .. u_K]^T X`` a step (:class:`_SlotColumnProducts`), which reads ``X`` once
     where ``K`` matrix-vector products read it ``K`` times (TOX-171's five paths: 0.38 s
-    against 0.77 s one by one, the fastest of 9), and no ``D x D`` matrix is formed. Groups of paths hold at most 64 MiB of active rows or
-    columns. Call within one BLAS thread: the small products are faster so, and sum in one
-    order.
+    against 0.77 s one by one, the fastest of 9), and no ``D x D`` matrix is formed. Groups
+    of paths hold at most 64 MiB of active rows (or columns) and Cholesky factors. Call within
+    one BLAS thread: the small products are faster so, and sum in one order.
 
     Returns
     -------
@@ -824,12 +824,15 @@ def _lasso_points(X, Y, n_nonzero, ridge, max_iter, on_gram):
     if on_gram:
         gram = X.T @ X
         gram[np.diag_indices(D)] += ridge
-        group = max(1, 2**26 // (8 * reach * D))
+        width = D
         products, directions = (lambda: _ActiveRowProducts(gram)), _directions_on_rows
     else:
         Xt = np.ascontiguousarray(X.T)
-        group = max(1, 2**26 // (8 * reach * n))
+        width = n
         products, directions = (lambda: _SlotColumnProducts(X, Xt, ridge)), _directions_on(X)
+    # a path's own arrays: its active rows (or columns) and its Cholesky factor
+    max_features = min(max_iter, D)
+    group = max(1, 2**26 // (8 * (reach * width + max_features**2)))
     A = np.zeros((D, K))
     cardinality = np.zeros(K, dtype=int)
     steps = np.zeros(K, dtype=int)
