@@ -21,8 +21,19 @@ _ALL_HELP = ("run the slow tier too (tests marked slow: real workflow runs, Snak
 #: BLAS and OpenMP pools, one thread each in the test workers
 _ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
+#: How the idle threads of a BLAS or OpenMP pool wait, for every process the tests start (the
+#: Snakemake runs' jobs, the BLAS matrix's workers): they sleep at once instead of spinning.
+#: OpenBLAS's spin for 2^28 cycles (its default timeout 28, about 0.1 s) after every threaded
+#: call, and libgomp's (scikit-learn's k-means) after every parallel loop; on 2 cores shared by
+#: two workers the spinning takes the other worker's core. It changes no number, only how a
+#: thread waits (tests/test_machine_independence.py, whose 2-thread configurations it concerns
+#: most: 92 -> 50 s of CPU for the module's four subprocesses at load 6).
+_IDLE_THREADS_SLEEP = {"OPENBLAS_THREAD_TIMEOUT": "4", "OMP_WAIT_POLICY": "PASSIVE"}
+
 
 def pytest_configure(config):
+    for name, value in _IDLE_THREADS_SLEEP.items():
+        os.environ.setdefault(name, value)
     # Under pytest-xdist the workers are one process per core: one BLAS thread each, else each
     # worker's BLAS threads (OpenBLAS spins while it waits) fight the other's for the cores.
     # The controller sets it before it starts the workers (their BLAS reads it when loaded);
