@@ -60,6 +60,61 @@ def test_kmeans_passes_n_init_explicitly(blobs):
     assert single._kmeans.n_init == 1
 
 
+def _kmeans_cases():
+    """Small data of every kind k-means meets here: spectral embeddings (n x c), a subsample's
+    top features, integer data with ties, duplicated samples, a cluster per sample, weights."""
+    rng = np.random.default_rng(38)
+    for case in range(60):
+        n, d = int(rng.integers(2, 250)), int(rng.integers(1, 30))
+        k = int(rng.integers(1, min(n, 16) + 1))
+        X = rng.normal(size=(n, d)) * 10.0 ** rng.uniform(-3, 3)
+        if case % 4 == 1:
+            X = np.round(X * 2)  # ties between candidate distances
+        if case % 4 == 2:
+            X[: n // 2] = X[0]  # duplicated samples: fewer distinct points than k, maybe
+        if case % 10 == 3:
+            k = n
+        weights = rng.uniform(0.1, 3.0, size=n) if case % 5 == 4 else None
+        yield X, k, weights, case
+
+
+def test_kmeans_seeding_is_scikit_learns_bit_for_bit():
+    # the k-means++ seeding without scikit-learn's per-call checks (_LeanSeedingKMeans) gives
+    # scikit-learn's fit exactly, restarts, weights, ties and duplicates included
+    import warnings
+
+    from sklearn.cluster import KMeans as SklearnKMeans
+    from sklearn.cluster import kmeans_plusplus
+
+    from fsclust.cluster.kmeans import _kmeans_plusplus, _LeanSeedingKMeans
+
+    for X, k, weights, seed in _kmeans_cases():
+        fits = []
+        for cls in (SklearnKMeans, _LeanSeedingKMeans):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # fewer distinct points than clusters
+                fits.append(cls(n_clusters=k, n_init=3, algorithm="lloyd", random_state=seed)
+                            .fit(X, sample_weight=weights))
+        theirs, ours = fits
+        assert np.array_equal(ours.cluster_centers_, theirs.cluster_centers_), (seed, k)
+        assert np.array_equal(ours.labels_, theirs.labels_), (seed, k)
+        assert (ours.inertia_, ours.n_iter_) == (theirs.inertia_, theirs.n_iter_), (seed, k)
+        # the seeding itself: scikit-learn's public k-means++ picks the same samples
+        norms = np.einsum("ij,ij->i", X, X)
+        w = np.ones(len(X)) if weights is None else weights
+        centers, _ = kmeans_plusplus(X, k, sample_weight=weights, x_squared_norms=norms,
+                                     random_state=seed)
+        assert np.array_equal(_kmeans_plusplus(X, k, norms, w, np.random.RandomState(seed)),
+                              centers), (seed, k)
+    # our wrapper seeds it as before: its labels are scikit-learn's for the seed it draws
+    X, k, _, _ = next(_kmeans_cases())
+    from fsclust.cluster.affinity import sklearn_seed
+
+    seed = sklearn_seed(np.random.RandomState(7))
+    theirs = SklearnKMeans(n_clusters=k, n_init=10, algorithm="lloyd", random_state=seed).fit(X)
+    assert np.array_equal(KMeans(n_clusters=k, random_state=7).fit(X).labels_, theirs.labels_)
+
+
 def test_kmeans_refuses_more_clusters_than_samples():
     with pytest.raises(ValueError, match="n_clusters"):
         KMeans(n_clusters=5).fit(np.zeros((3, 2)))
