@@ -132,6 +132,7 @@ def test_every_catalog_row_has_its_size_and_a_decision():
 
 
 @needs_mirror
+@pytest.mark.slow  # mirror-wide preparation: every dataset of the catalog (the worm set 14 s)
 @pytest.mark.parametrize("dataset_id", FILE_IDS)
 def test_dataset_prepares_to_its_catalog_size(prepared, dataset_id):
     entry = CATALOG[dataset_id]
