@@ -22,6 +22,7 @@ _EXPORTS = {
     "check_counts": "read",
     "read_counts": "read",
     "filter_genes": "preprocess",
+    "graph_genes": "preprocess",
     "log1p": "preprocess",
     "normalize_log1p": "preprocess",
     "normalize_total": "preprocess",

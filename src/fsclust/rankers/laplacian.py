@@ -111,8 +111,19 @@ GRAPH_PREFILTERS = ("variance", "dispersion")
 
 
 def graph_prefilter_features(X, n_features, prefilter="variance"):
-    """The ``n_features`` columns the ``"pca"`` graph is built from (sorted indices)."""
+    """The ``n_features`` columns the ``"pca"`` graph is built from (sorted indices); an
+    array of column indices is those columns (``prefilter`` unused)."""
     n, d = X.shape
+    if n_features is not None and not isinstance(n_features, (int, np.integer)):
+        columns = np.unique(np.asarray(n_features))
+        if (columns.ndim != 1 or columns.size < 2 or not np.issubdtype(columns.dtype, np.integer)
+                or columns[0] < 0 or columns[-1] >= d):
+            raise ValueError(f"graph_features: give at least 2 column indices in [0, {d}), "
+                             f"got {np.asarray(n_features)!r:.80}")
+        if columns.size > PCA_MAX_FEATURES:
+            raise ValueError(f"graph_features: at most {PCA_MAX_FEATURES:,} columns for the "
+                             f"components, got {columns.size:,}")
+        return columns
     if n_features is None or n_features >= d:
         return np.arange(d)
     if prefilter == "variance":
@@ -130,7 +141,8 @@ class GraphOnPCA:
     _graph_constraints = {
         "graph": [StrOptions(set(GRAPHS))],
         "n_pcs": [IntInterval(1, None, closed="left")],
-        "graph_features": [IntInterval(2, PCA_MAX_FEATURES, closed="both"), None],
+        "graph_features": [IntInterval(2, PCA_MAX_FEATURES, closed="both"), "array-like",
+                           None],
         "graph_prefilter": [StrOptions(set(GRAPH_PREFILTERS))],
         "random_state": ["random_state"],
     }
@@ -225,9 +237,11 @@ class LaplacianScore(GraphOnPCA, FeatureRanker):
         ``metric``, ``symmetrize`` and ``self_loops`` apply to ``"data"`` only.
     n_pcs : int, default=50
         Principal components of the ``"pca"`` graph (scanpy's default).
-    graph_features : int or None, default=2000
+    graph_features : int, array-like of int or None, default=2000
         The features (largest variance) the ``"pca"`` graph's components are computed from;
-        None: all (at most :data:`fsclust.graphs.PCA_MAX_FEATURES`). Every feature is scored.
+        an array: these columns (as chosen elsewhere: :func:`fsclust.pp.rank_genes` passes
+        ``seurat_v3``'s genes of the counts); None: all (at most
+        :data:`fsclust.graphs.PCA_MAX_FEATURES`). Every feature is scored.
     graph_prefilter : {"variance", "dispersion"}, default="variance"
         How those features are picked: the largest variances, or the largest normalised
         dispersions (scanpy's ``seurat`` flavor, :func:`normalized_dispersions`), the choice

@@ -63,7 +63,7 @@ __all__ = ["SINGLE_CELL_PARAMS", "RANDOM", "SCORE_COLUMNS", "rank_genes", "embed
 #: The single-cell preset of the graph methods that scale (``fsclust.pp.SINGLE_CELL_PARAMS``;
 #: the study may not import the front door, a test keeps the two equal).
 SINGLE_CELL_PARAMS = {"graph": "pca", "n_neighbors": 15, "n_pcs": 50, "graph_features": 2000,
-                      "graph_prefilter": "dispersion"}
+                      "graph_prefilter": "seurat_v3"}
 #: The random-genes control's method name.
 RANDOM = "random"
 #: Columns of a job's scores table.
@@ -98,7 +98,7 @@ def rank_genes(X, method, *, params=None, n_clusters=None, min_cells=3, random_s
     """
     from sklearn.utils import get_tags
 
-    from fsclust.counts import cells_per_gene, check_counts, normalize_log1p
+    from fsclust.counts import cells_per_gene, check_counts, graph_genes, normalize_log1p
     from fsclust.registry import make_ranker, ranker_class
 
     takes = ranker_class(method)().get_params()
@@ -106,7 +106,8 @@ def rank_genes(X, method, *, params=None, n_clusters=None, min_cells=3, random_s
     if n_clusters is not None and "n_clusters" in takes:
         chosen["n_clusters"] = int(n_clusters)
     chosen.update(params or {})
-    ranker = make_ranker(method, chosen, random_state=random_state)
+    valid = dict(chosen, graph_prefilter="dispersion") if "graph_prefilter" in chosen else chosen
+    ranker = make_ranker(method, valid, random_state=random_state)
     counts_input = get_tags(ranker).ranker_tags.counts_input
     X = check_counts(sp.csr_matrix(X), source=source, expect_counts=True)
     n_genes = X.shape[1]
@@ -115,6 +116,12 @@ def rank_genes(X, method, *, params=None, n_clusters=None, min_cells=3, random_s
         raise ValueError(f"{source}: only {kept.size} gene(s) seen in at least "
                          f"min_cells={min_cells} cells")
     Xk = X[:, kept] if kept.size < n_genes else X
+    # the preset's graph genes (seurat_v3's of the counts), as fsclust.pp.rank_genes
+    fitted, graph_note, _ = graph_genes(Xk, chosen, min_cells=min_cells,
+                                        random_state=int(random_state))
+    if "graph_prefilter" in chosen:
+        ranker.set_params(graph_prefilter=fitted["graph_prefilter"],
+                          graph_features=fitted["graph_features"])
     if not counts_input:
         Xk = normalize_log1p(Xk)
     ranker.fit(Xk)
@@ -128,6 +135,8 @@ def rank_genes(X, method, *, params=None, n_clusters=None, min_cells=3, random_s
             "input": "counts" if counts_input else "log1p of per-cell normalised counts",
             "n_genes_ranked": int(kept.size), "min_cells": int(min_cells),
             "random_state": int(random_state)}
+    if graph_note is not None:
+        info["graph_genes"] = graph_note
     return scores, ranks, info
 
 
@@ -145,8 +154,8 @@ def _rank_in_child(X, method, kwargs):
 
 def _import_for(method):
     """Import, in the job's own process, what a fit of ``method`` imports on its first call
-    (the counts' checks, the ranker's module, scanpy for the flavors, pynndescent and numba
-    for the graph methods), so that the forked fit's time and memory are the method's and
+    (the counts' checks, the ranker's module, scanpy for the flavors, pynndescent, numba and
+    scanpy's seurat_v3 for the graph methods), so that the forked fit's time and memory are the method's and
     not the imports' (measured: a random ranking of 600 cells took 4 s in a child that
     imported them, 0.03 s after). Nothing of theirs runs here (numba's parallel code must not
     run before a fork, :func:`_timed_rank`)."""
@@ -163,7 +172,8 @@ def _import_for(method):
     if get_tags(ranker).ranker_tags.counts_input:
         modules += ["anndata", "scanpy"]
     if "graph" in ranker.get_params():
-        modules += ["numba", "pynndescent"]
+        # scanpy and scikit-misc for the graph genes (seurat_v3's, fsclust.counts.graph_genes)
+        modules += ["numba", "pynndescent", "anndata", "scanpy", "skmisc.loess"]
     for name in modules:
         try:
             importlib.import_module(name)
