@@ -3,12 +3,15 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 import fsclust.cluster
 import fsclust.datasets
 import fsclust.rankers
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def _modules_after(code):
@@ -46,3 +49,22 @@ def test_a_name_imported_from_the_package_is_the_module_s_own():
     from fsclust.rankers.mcfs import MCFS as own
 
     assert MCFS is own
+
+
+@pytest.mark.slow  # a new interpreter
+def test_fetching_and_preparing_a_mirror_file_imports_no_scikit_learn(tmp_path, mirror):
+    # the workflow's download and prepare jobs, one per file and per dataset: scikit-learn's
+    # import (with scipy.stats and pandas) was most of each job's CPU
+    raw = tmp_path / "tomlins-2006_database.txt"
+    code = ("from fsclust import steps\n"
+            "with steps.logged({log!r}):\n"
+            "    steps.download('desouto-tomlins-2006', {sheet!r}, {raw!r}, mirror={mirror!r})\n"
+            "    steps.prepare('desouto-tomlins-2006', {sheet!r}, {out!r}, raw_path=[{raw!r}])\n"
+            "import sys\n"
+            "print('sklearn' in sys.modules)").format(
+        log=str(tmp_path / "job.log"), sheet=str(REPO / "config" / "datasets.tsv"),
+        raw=str(raw), mirror=str(mirror), out=str(tmp_path / "prepared.npz"))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert (tmp_path / "prepared.npz").is_file()
+    assert out.stdout.split() == ["False"]

@@ -9,7 +9,6 @@ generated as ``sqrt(0.7) e_j + sqrt(0.3) g`` with one shared factor ``g``.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils import check_random_state
 
 from fsclust.datasets.store import Dataset
 
@@ -160,5 +159,9 @@ def _generator(random_state):
     # RandomState) and derive a Generator from it, so both kinds of seed work.
     if isinstance(random_state, np.random.Generator):
         return random_state
+    # imported here: the data layer (a download or prepare job of a mirror file) needs no
+    # scikit-learn, whose import (scipy.stats, pandas) was most of such a job's 3 s of CPU
+    from sklearn.utils import check_random_state
+
     rs = check_random_state(random_state)
     return np.random.default_rng(rs.randint(np.iinfo(np.int32).max))
