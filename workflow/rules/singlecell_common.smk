@@ -90,11 +90,25 @@ def sc_outputs(name):
     ]
 
 
+# the model's keys of a synthetic set's spec (the others are its jobs' resources and where
+# they run: changing them must not draw the counts again, nor rerun their rankings)
+SC_SYNTHETIC_MODEL = (
+    "n_cells",
+    "n_genes",
+    "n_types",
+    "markers_per_type",
+    "density",
+    "seed",
+)
+
+
 def sc_synthetic_spec(wildcards):
-    """The synthetic set's spec, from the first block that declares it."""
+    """The synthetic set's model (:data:`SC_SYNTHETIC_MODEL` of its spec), from the first
+    block that declares it."""
     for block in SINGLECELL.values():
         if wildcards.dataset in block["synthetic"]:
-            return block["synthetic"][wildcards.dataset]
+            spec = block["synthetic"][wildcards.dataset]
+            return {key: spec[key] for key in SC_SYNTHETIC_MODEL}
     raise ValueError(
         f"no singlecell block declares the synthetic set {wildcards.dataset}"
     )
