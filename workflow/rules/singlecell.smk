@@ -179,6 +179,7 @@ rule singlecell_tables:
     input:
         scores=lambda wildcards: sc_cluster_files(wildcards.singlecell),
         costs=lambda wildcards: sc_rank_files(wildcards.singlecell),
+        synthetic=lambda wildcards: list(sc_synthetic_data(wildcards.singlecell).values()),
     output:
         scores="results/{singlecell}/tables/scores.tsv",
         costs="results/{singlecell}/tables/costs.tsv",
@@ -195,6 +196,7 @@ rule singlecell_tables:
         runtime=10,
     params:
         families=lambda wildcards: sc_families(wildcards.singlecell),
+        synthetic_data=lambda wildcards: sc_synthetic_data(wildcards.singlecell),
     script:
         "../../scripts/singlecell_tables.py"
 

@@ -71,6 +71,12 @@ def sc_rank_files(name):
     )
 
 
+def sc_synthetic_data(name):
+    """The block's synthetic sets ranked here and their counts (the planted markers the
+    rankings are scored on)."""
+    return {s: f"data/singlecell/{s}.h5ad" for s in sc_synthetic(name, "rank")}
+
+
 def sc_ranking_input(wildcards):
     """A clustering job's ranking (none for the all-genes control)."""
     if wildcards.method == SC_ALL_GENES:

@@ -538,11 +538,33 @@ class _Summary:
         self.lines += ["Per set, ARI against m (random genes as the band of their draws): " +
                        ", ".join(f"[{d}](figures/ari_{d}.png)" for d in sets) + "."]
 
+    def ranking_precision(self):
+        """The planted markers among each ranking's top genes (as many as the markers), per
+        synthetic set ranked here, from ``costs.tsv`` (the sets clustered or not)."""
+        costs = self.costs[(self.costs["family"] == "synthetic")
+                           & (self.costs["status"] == "ok")].copy()
+        if "marker_precision" not in costs or costs.empty:
+            return
+        costs["marker_precision"] = pd.to_numeric(costs["marker_precision"], errors="coerce")
+        costs = costs.dropna(subset=["marker_precision"])
+        if costs.empty:
+            return
+        costs["n_cells"] = pd.to_numeric(costs["n_cells"])
+        wide = costs.pivot_table(index="method", columns="n_cells", values="marker_precision",
+                                 aggfunc="mean").sort_index(axis=1)
+        wide = wide.sort_values(wide.columns[-1], ascending=False, kind="mergesort")
+        wide.columns = [f"{int(c):,} cells" for c in wide.columns]
+        self.lines += ["Each ranking's planted markers among its top genes, as many as there "
+                       "are markers (the mean of the draws for random genes), per set's number "
+                       "of cells; the sets ranked here whether or not they were clustered:", "",
+                       to_markdown(wide.round(3).reset_index().fillna("-")), ""]
+
     def synthetic(self):
         data = self.scores[self.scores["family"] == "synthetic"].copy()
         self.lines += ["## Synthetic counts (planted types and markers)", ""]
+        self.ranking_precision()
         if data.empty:
-            self.lines.append("No synthetic set was run.")
+            self.lines.append("No synthetic set was clustered here.")
             return
         for column in ("ari", "marker_precision"):
             data[column] = pd.to_numeric(data[column], errors="coerce")
