@@ -47,6 +47,13 @@ def pytest_configure(config):
         config._fsclust_blas_limit = threadpool_limits(limits=1)
 
 
+def _uses_a_module_fixture(item):
+    """Whether a test function asks for a module-scoped fixture, directly or through another."""
+    info = getattr(item, "_fixtureinfo", None) if isinstance(item, pytest.Function) else None
+    return info is not None and any(definitions[-1].scope == "module"
+                                    for definitions in info.name2fixturedefs.values())
+
+
 def pytest_addoption(parser):
     parser.addoption("--all", action="store_true", default=False, help=_ALL_HELP)
 
@@ -58,9 +65,12 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("workflow"):
             item.add_marker(pytest.mark.slow)
-        if item.get_closest_marker("slow"):
+        if item.get_closest_marker("slow") or _uses_a_module_fixture(item):
             # a slow module's tests in one worker (--dist loadgroup): its module-scoped
-            # fixtures (a workflow run, the BLAS matrix) are built once, not once per worker
+            # fixtures (a workflow run, the BLAS matrix) are built once, not once per worker;
+            # so are a fast module's (a selector fitted once for a module's tests: built in
+            # both workers when its tests were handed out in turn, as the end of the fast tier
+            # is)
             item.add_marker(pytest.mark.xdist_group(item.module.__name__))
     if config.getoption("--all") or config.getoption("markexpr"):
         # the slow tier's groups first (each a module of minutes, in one worker), the fast
