@@ -168,7 +168,7 @@ def test_a_list_of_one_method_is_a_multiselection_and_all_is_the_methods(blobs):
                                           if name not in counts]
 
 
-@pytest.mark.slow  # worker processes; the fast tier checks n_jobs in test_selection
+@pytest.mark.slow  # worker processes (as n_jobs's tests in test_selection and test_cli_select)
 def test_results_do_not_depend_on_n_jobs(unlabelled, blobs):
     one = unlabelled  # n_jobs=None: one job
     two = api.select(blobs.X, "laplacian", n_jobs=2, **FAST)

@@ -148,7 +148,7 @@ def test_labels_set_k_and_score_the_result_but_never_choose_the_features(inputs,
     assert different == {*SCORES, "input", "k_source"}
 
 
-@pytest.mark.slow  # worker processes; the fast tier checks n_jobs in test_api and test_selection
+@pytest.mark.slow  # worker processes (as n_jobs's tests in test_api and test_selection)
 def test_results_do_not_depend_on_n_jobs(inputs, tmp_path):
     outs = [tmp_path / f"jobs{j}" for j in (1, 2)]
     for j, out in zip((1, 2), outs):

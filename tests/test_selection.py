@@ -79,6 +79,7 @@ def test_labels_never_enter_the_choice():
     pd.testing.assert_frame_equal(plain.criteria_, given.criteria_)
 
 
+@pytest.mark.slow  # worker processes: n_jobs=2 starts two interpreters
 def test_the_result_is_the_same_whatever_n_jobs():
     X, _ = _blocks(seed=2)
     one = LabelFreeSelector(**SMALL, n_jobs=1).fit(X)
