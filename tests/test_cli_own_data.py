@@ -96,7 +96,9 @@ def test_geo_layout_is_refused_with_the_fix_then_read_with_it(tmp_path):
     code, _, err = _select(genes_in_rows, tmp_path / "out")
     _one_line_error(code, err, "features in rows", "--features-in-rows")
     assert not (tmp_path / "out").exists()
-    code, _, err = _select(genes_in_rows, tmp_path / "out", "--features-in-rows")
+    # K given: the layout is the subject here, not the search for K (the fits of every K)
+    code, _, err = _select(genes_in_rows, tmp_path / "out", "--features-in-rows",
+                           "--n-clusters", "3")
     assert code == 0, err
     ranking = pd.read_csv(tmp_path / "out" / "ranking.tsv", sep="\t")
     assert set(ranking["feature"]) == set(frame.columns)
