@@ -6,4 +6,5 @@ from fsclust.studies.singlecell.tables import gather_tables
 
 with steps.logged(snakemake.log[0], snakemake.threads):
     gather_tables(snakemake.input.scores, snakemake.input.costs, snakemake.output.scores,
-                  snakemake.output.costs, families=snakemake.params.families)
+                  snakemake.output.costs, families=snakemake.params.families,
+                  synthetic_data=snakemake.params.synthetic_data)
