@@ -262,8 +262,9 @@ def sc_notes(name):
     block = SINGLECELL[name]
     ranked_only = sorted(set(sc_synthetic(name, "rank")) - set(sc_synthetic(name)))
     planned = [
-        f"{s} ({block['synthetic'][s]['n_cells']:,} cells): ranked here (its rankings' "
-        "costs are in the ladder), clustered on a cluster (`--config singlecell_jobs=all`)"
+        f"{s} ({block['synthetic'][s]['n_cells']:,} cells): its clusterings (ranked here: "
+        "its rankings' marker precision and costs are below), left for a cluster "
+        "(`--config singlecell_jobs=all`)"
         for s in ranked_only
     ] + [
         f"{s} ({block['synthetic'][s]['n_cells']:,} cells): planned for a cluster "

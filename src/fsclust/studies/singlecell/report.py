@@ -396,7 +396,9 @@ class _Summary:
     def introduction(self):
         sets = self.scores.drop_duplicates("dataset")[["dataset", "family"]]
         real = sorted(sets.loc[sets["family"] == "real", "dataset"])
-        synthetic = sorted(sets.loc[sets["family"] == "synthetic", "dataset"])
+        # the synthetic sets ranked here, clustered here or not
+        synthetic = sorted(set(sets.loc[sets["family"] == "synthetic", "dataset"])
+                           | set(self.costs.loc[self.costs["family"] == "synthetic", "dataset"]))
         methods = sorted(set(self.scores["method"]) - {RANDOM, ALL_FEATURES})
         seeds = sorted(self.scores["seed"].dropna().unique().astype(int))
         draws = self.scores.loc[self.scores["method"] == RANDOM, "ranker_seed"].nunique()
