@@ -80,44 +80,46 @@ def _sweep(dataset, laplacian, ranking, reading="joint", scales=DELTA_SCALES, si
     Returns ``(acc, singletons)``, arrays of shape (scales, sizes, seeds): the ACC of each
     partition and the number of its clusters holding one sample.
     """
-    if ranking != "evsfsc":
-        reading = "clustering"
-    return _sweep_cached(dataset, laplacian, ranking, reading, tuple(scales), tuple(sizes),
-                         tuple(seeds))
+    joint = ranking == "evsfsc" and reading == "joint"
+    rows = [_row(dataset, laplacian, ranking, scale if joint else 1.0, scale, tuple(sizes),
+                 tuple(seeds)) for scale in scales]
+    return np.stack([acc for acc, _ in rows]), np.stack([single for _, single in rows])
 
 
 @lru_cache(maxsize=None)
-def _sweep_cached(*args):
+def _row(dataset, laplacian, ranking, ranking_scale, scale, sizes, seeds):
+    """One bandwidth's row of a sweep: the subsets of ``ranking`` (EVSFSC's at its delta times
+    ``ranking_scale``) clustered at the clustering's delta times ``scale``; a row the two
+    readings share (EVSFSC at our delta: 1, 1) is clustered once."""
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(1):  # n <= 210: BLAS threads cost more than they give (2.5x here)
-        return _sweep_one_thread(*args)
+        return _row_one_thread(dataset, laplacian, ranking, ranking_scale, scale, sizes, seeds)
 
 
-def _sweep_one_thread(dataset, laplacian, ranking, reading, scales, sizes, seeds):
+def _row_one_thread(dataset, laplacian, ranking, ranking_scale, scale, sizes, seeds):
     from fsclust.graphs import bandwidth, squared_distances
     from fsclust.metrics import clustering_accuracy
     from fsclust.registry import make_clusterer
 
     ds = _prepared(dataset)
     k = len(np.unique(ds.y))
-    shape = (len(scales), len(sizes), len(seeds))
+    shape = (len(sizes), len(seeds))
     acc, singletons = np.zeros(shape), np.zeros(shape, dtype=int)
-    for i, scale in enumerate(scales):
-        if ranking == "evsfsc":
-            subsets = _subsets(dataset, ranking, laplacian, scale if reading == "joint" else 1.0)
-        else:
-            subsets = _subsets(dataset, ranking, None, 1.0)
-        for j, m in enumerate(sizes):
-            Xm = ds.X[:, subsets[m]]
-            D = squared_distances(Xm)
-            t = bandwidth(D, "jiang2011") * scale**2
-            model = make_clusterer(CLUSTERERS[laplacian], {"t": t}, n_clusters=k,
-                                   random_state=seeds[0]).fit(Xm, sq_distances=D)
-            for s, seed in enumerate(seeds):
-                labels = model.labels_ if s == 0 else model.relabel(seed)
-                acc[i, j, s] = clustering_accuracy(ds.y, labels)
-                singletons[i, j, s] = (np.bincount(labels, minlength=k) == 1).sum()
+    if ranking == "evsfsc":
+        subsets = _subsets(dataset, ranking, laplacian, ranking_scale)
+    else:
+        subsets = _subsets(dataset, ranking, None, 1.0)
+    for j, m in enumerate(sizes):
+        Xm = ds.X[:, subsets[m]]
+        D = squared_distances(Xm)
+        t = bandwidth(D, "jiang2011") * scale**2
+        model = make_clusterer(CLUSTERERS[laplacian], {"t": t}, n_clusters=k,
+                               random_state=seeds[0]).fit(Xm, sq_distances=D)
+        for s, seed in enumerate(seeds):
+            labels = model.labels_ if s == 0 else model.relabel(seed)
+            acc[j, s] = clustering_accuracy(ds.y, labels)
+            singletons[j, s] = (np.bincount(labels, minlength=k) == 1).sum()
     return acc, singletons
 
 
