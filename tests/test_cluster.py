@@ -64,8 +64,8 @@ def _kmeans_cases():
     """Small data of every kind k-means meets here: spectral embeddings (n x c), a subsample's
     top features, integer data with ties, duplicated samples, a cluster per sample, weights."""
     rng = np.random.default_rng(38)
-    for case in range(60):
-        n, d = int(rng.integers(2, 250)), int(rng.integers(1, 30))
+    for case in range(24):
+        n, d = int(rng.integers(2, 120)), int(rng.integers(1, 30))
         k = int(rng.integers(1, min(n, 16) + 1))
         X = rng.normal(size=(n, d)) * 10.0 ** rng.uniform(-3, 3)
         if case % 4 == 1:
