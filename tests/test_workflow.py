@@ -2,6 +2,7 @@
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -35,12 +36,17 @@ TINY = {
 }
 
 
-def _workdir(tmp_path, name):
-    """A copy of the workflow (not data/ or results/) to run in isolation."""
+def _workdir(tmp_path, name, prepared_from=None):
+    """A copy of the workflow (not data/ or results/) to run in isolation; with
+    ``prepared_from``, that run's prepared datasets too: a rerun that compares rankings and
+    tables under another --cores or grain need not prepare them again (a prepare job takes
+    one thread whatever --cores, and the grain groups evaluate jobs only)."""
     work = tmp_path / name
     work.mkdir()
     copy_workflow(work)
     (work / "tiny.yaml").write_text(yaml.safe_dump(TINY))
+    if prepared_from is not None:
+        shutil.copytree(prepared_from / "data" / "prepared", work / "data" / "prepared")
     return work
 
 
@@ -107,7 +113,7 @@ def _result_files(work):
 
 
 def test_outputs_are_byte_identical_with_one_core(tiny_run, tmp_path):
-    work = _workdir(tmp_path, "again")
+    work = _workdir(tmp_path, "again", prepared_from=tiny_run)
     proc = _snakemake(work, "--cores", "1")
     assert proc.returncode == 0, proc.stderr[-4000:]
     ours, theirs = _result_files(work), _result_files(tiny_run)
@@ -121,7 +127,7 @@ def test_outputs_are_byte_identical_with_one_core(tiny_run, tmp_path):
 
 def test_job_grain_does_not_change_any_number(tiny_run, tmp_path):
     # grain "dataset": one job per dataset for both methods and the baseline
-    work = _workdir(tmp_path, "grain")
+    work = _workdir(tmp_path, "grain", prepared_from=tiny_run)
     cfg = yaml.safe_load(yaml.safe_dump(TINY))
     cfg["experiments"]["tiny"]["grain"] = "dataset"
     (work / "tiny.yaml").write_text(yaml.safe_dump(cfg))
