@@ -179,7 +179,9 @@ rule singlecell_tables:
     input:
         scores=lambda wildcards: sc_cluster_files(wildcards.singlecell),
         costs=lambda wildcards: sc_rank_files(wildcards.singlecell),
-        synthetic=lambda wildcards: list(sc_synthetic_data(wildcards.singlecell).values()),
+        synthetic=lambda wildcards: list(
+            sc_synthetic_data(wildcards.singlecell).values()
+        ),
     output:
         scores="results/{singlecell}/tables/scores.tsv",
         costs="results/{singlecell}/tables/costs.tsv",
