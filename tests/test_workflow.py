@@ -324,6 +324,14 @@ def test_no_rule_file_defines_a_module_level_lambda():
     assert found == []
 
 
+def test_rule_files_are_as_snakefmt_writes_them():
+    # CI runs `snakefmt --check Snakefile workflow/` before the tests; a long line in a rule
+    # file failed CI once with every test passing, so the fast tier checks it too
+    proc = subprocess.run([sys.executable, "-m", "snakefmt", "--check", "--diff",
+                           "Snakefile", "workflow/"], cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+
+
 def test_url_dataset_is_fetched_from_the_mirror_verified_and_prepared(tmp_path, mirror):
     from fsclust.datasets import load_dataset
 
