@@ -1,7 +1,6 @@
 """The real workflow on a tiny config, with --cores 2 (the slowest test: about a minute)."""
 
 import json
-import re
 import shutil
 import subprocess
 import sys
