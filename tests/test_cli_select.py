@@ -87,6 +87,10 @@ def test_the_informative_block_is_selected_and_the_three_groups_found(searched):
     assert adjusted_rand(_table(False)[1], labels["cluster"]) > 0.9
     assert (f"kept {len(chosen)} of {6 + N_NOISE + 1} features, K = 3 clusters (criterion "
             "stability = ") in err
+    assert "rule one-se: the smallest sufficient m)" in err
+    if summary["stable_n_features"] != summary["n_features"]:
+        assert (f"the most stable set at K = 3 is m = {summary['stable_n_features']} "
+                "(feature-set stability") in err
 
 
 def test_the_four_files_and_their_columns(searched):
@@ -127,6 +131,12 @@ def test_the_four_files_and_their_columns(searched):
     assert summary["seed"] == 0 and "fsclust_version" in summary
     assert {"rule", "eigengap_n_clusters", "parameters"} <= set(summary)
     assert not set(SCORES) & set(summary)  # no labels, no scores
+    # beside the sparsest sufficient m, the most stable set at the chosen K (issue 40)
+    stable = summary["stable_n_features"]
+    at_k = criterion[criterion["n_clusters"] == k].set_index("n_features")
+    assert stable < summary["n_features_in"]
+    assert summary["stable_feature_stability"] == pytest.approx(
+        at_k.loc[stable, "feature_stability"], abs=1e-4)
 
 
 def test_labels_set_k_and_score_the_result_but_never_choose_the_features(inputs, tmp_path):

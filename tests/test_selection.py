@@ -15,6 +15,7 @@ from fsclust.selection import (
     cluster_space,
     default_feature_grid,
     mean_silhouette,
+    most_stable_set,
 )
 
 
@@ -141,6 +142,57 @@ def test_choose_one_se_prefers_the_smallest_m_then_the_largest_k_within_reach():
     assert choose(table, "pac", "one-se") == (5, 3)
     table.loc[[0, 1], "n_clusters"] = [4, 3]
     assert choose(table, "pac", "one-se") == (5, 4)
+
+
+def _two_groups(n=80, informative=12, noise=60, shift=1.5, seed=0):
+    """Two groups at -shift and +shift on each of the first ``informative`` features: every
+    informative feature has the same variance, so the subsamples disagree on their order."""
+    rng = np.random.RandomState(seed)
+    y = np.repeat([0, 1], n // 2)
+    X = np.hstack([np.where(y[:, None] == 0, -shift, shift) + rng.normal(size=(n, informative)),
+                   rng.normal(size=(n, noise))])
+    return X, y
+
+
+STABLE = dict(method="variance", n_features_grid=[3, 6, 12, 24, 48],
+              n_clusters_range=[2, 3, 4], n_resamples=8, random_state=0)
+
+
+def test_the_most_stable_set_is_the_planted_block_where_one_se_keeps_fewer():
+    # issue 40, item 6: one-se returns the sparsest sufficient set (3 or 6 of the 12 planted
+    # features cluster the two groups perfectly); the set every subsample agrees on is the
+    # planted block itself: fewer features are ordered by noise, more add noise features
+    X, y = _two_groups()
+    one_se = LabelFreeSelector(**STABLE).fit(X)
+    assert one_se.n_clusters_ == 2 and one_se.n_features_ < 12
+    assert one_se.stable_n_features_ == 12 and one_se.stable_feature_stability_ == 1.0
+    table = one_se.criteria_[one_se.criteria_["n_clusters"] == 2].set_index("n_features")
+    assert table.loc[12, "feature_stability"] > table.drop(12)["feature_stability"].max()
+    stable = LabelFreeSelector(**STABLE, rule="stable-set").fit(X)
+    assert (stable.n_features_, stable.n_clusters_) == (12, 2)
+    assert set(np.flatnonzero(stable.get_support())) == set(range(12))
+    assert adjusted_rand_score(y, stable.labels_) == 1.0
+    pd.testing.assert_frame_equal(one_se.criteria_, stable.criteria_)
+
+
+def test_the_most_stable_set_is_among_the_sufficient_m_and_never_all_features():
+    table = pd.DataFrame({"n_features": [5, 10, 20, 40, 80], "n_clusters": [3] * 5,
+                          "stability": [0.97, 1.0, 0.80, 1.0, 1.0],
+                          "stability_se": [0.01, 0.0, 0.05, 0.0, 0.0],
+                          "feature_stability": [0.80, 0.90, 0.99, 0.95, 1.0]})
+    # m = 20 is the most stable set but its clusterings are not sufficient; 80 is all features
+    assert most_stable_set(table, "stability", 3, 80) == (40, 0.95)
+    assert choose(table, "stability", "stable-set", n_features_in=80) == (40, 3)
+    assert choose(table, "stability", "one-se") == (10, 3)
+    # ties: the smallest m
+    table.loc[3, "feature_stability"] = 0.90
+    assert most_stable_set(table, "stability", 3, 80) == (10, 0.90)
+    # no m below all features: none, and stable-set falls back to one-se's m
+    only_all = table[table["n_features"] == 80]
+    assert most_stable_set(only_all, "stability", 3, 80)[0] is None
+    assert choose(only_all, "stability", "stable-set", n_features_in=80) == (80, 3)
+    with pytest.raises(ValueError, match="needs n_features_in"):
+        choose(table, "stability", "stable-set")
 
 
 def test_the_silhouette_is_scikit_learns():

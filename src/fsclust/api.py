@@ -408,6 +408,8 @@ def _choice_warnings(selector):
         row = table[(table["n_features"] == m) & (table["n_clusters"] == k)].iloc[0]
         value, se = row[criterion], row[f"{criterion}_se"]
         how = f"criterion {criterion} = {value:.3f} ± {se:.3f}, rule {rule}"
+        if rule == "one-se" and "n_features" in searched:
+            how += ": the smallest sufficient m"
         undefined = int(table[criterion].isna().sum())
         if undefined:
             messages.append(f"criterion {criterion} is undefined at {undefined} of {len(table)} "
@@ -457,6 +459,10 @@ def _summary(method, params, selector, matrix, constant, k_source, random_state)
             "clusterer": selector.clusterer,
         },
         "eigengap_n_clusters": selector.eigengap_n_clusters_,
+        # beside the sparsest sufficient m of the one-se rule, the set the subsamples agree on
+        "stable_n_features": selector.stable_n_features_,
+        "stable_feature_stability": (None if selector.stable_n_features_ is None
+                                     else round(selector.stable_feature_stability_, 4)),
         "seed": random_state,
         "fsclust_version": __version__,
     }

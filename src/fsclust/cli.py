@@ -504,6 +504,11 @@ def _report(results, input_warnings, log):
         log.info(f"{prefix}kept {summary['n_features']} of {summary['n_features_in']} features, "
                  f"K = {summary['n_clusters']} clusters ({summary['choice']}); "
                  f"{_k_words(summary)}")
+        stable = summary.get("stable_n_features")
+        if stable is not None and stable != summary["n_features"]:
+            log.info(f"{prefix}the most stable set at K = {summary['n_clusters']} is m = "
+                     f"{stable} (feature-set stability {summary['stable_feature_stability']:.2f},"
+                     f" its clusterings as stable; --rule stable-set keeps it)")
 
 
 def _write_result(result, folder, args):
@@ -1126,10 +1131,13 @@ def build_parser():
                              "that of null data (each feature permuted; computed only when it "
                              "chooses: it doubles the clusterings); every criterion is "
                              "written to criterion.tsv (default: %(default)s)")
-    select.add_argument("--rule", metavar="one-se|best",
+    select.add_argument("--rule", metavar="one-se|best|stable-set",
                         help="one-se: the smallest m within one standard error of the best "
-                             "value, and at that m the largest K within it; best: the best value "
-                             "(default: %(default)s)")
+                             "value (the sparsest sufficient set), and at that m the largest K "
+                             "within it; best: the best value; stable-set: one-se's K and, among "
+                             "the m within one standard error at that K, the one whose top-m "
+                             "sets the subsamples agree on most (the features that carry the "
+                             "structure) (default: %(default)s)")
     select.add_argument("--n-resamples", type=int, metavar="R",
                         help="number of subsamples, at least 2 (default: %(default)s)")
     select.add_argument("--subsample", type=float, metavar="F",

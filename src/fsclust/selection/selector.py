@@ -36,7 +36,11 @@ The chosen (m, K) maximises the criterion; with ``rule="one-se"`` (Breiman et al
 one-standard-error rule) it is the smallest m whose value lies within one standard error of the
 best, the sparsest answer the resampling cannot tell from the best, and at that m the largest
 such K: merging two well separated groups is as stable as keeping them apart, so among equally
-stable partitions the finest is the one that shows all the structure. Labels are never used.
+stable partitions the finest is the one that shows all the structure. That m is the sparsest
+sufficient set, not the number of features that carry the structure; beside it the selector
+reports the most stable set (:func:`most_stable_set`): among the sufficient m, the one whose
+top-m sets the subsamples agree on most, which ``rule="stable-set"`` chooses. Labels are never
+used.
 """
 
 from __future__ import annotations
@@ -73,7 +77,7 @@ N_RANDOM = 5
 #: and the exact PAC took 321 of 372 s of a fit on uci-waveform (5000 samples, 6 subsamples).
 PAC_MAX_PAIRS = 100_000
 #: How the chosen (m, K) is picked from the criterion's table.
-RULES = ("best", "one-se")
+RULES = ("best", "one-se", "stable-set")
 
 
 def default_feature_grid(n_features, n_points=10, smallest=5):
@@ -256,7 +260,62 @@ def cluster_space(X):
     return U * S
 
 
-def choose(table, criterion, rule="one-se"):
+def most_stable_set(table, criterion, n_clusters, n_features_in):
+    """The m whose top-m feature sets agree most over the subsamples, among the sufficient m.
+
+    The one-standard-error rule returns the smallest m whose clusterings are as stable as the
+    best: the sparsest sufficient set, not the number of features that carry the structure
+    (four groups planted in 30 of 1,000 features: m = 9 of the grid 5, 9, 16, 29, ...; every m
+    from 9 to 555 clusters perfectly). The features that carry it are the ones every
+    subsample ranks on top: below their number the subsamples disagree on which of them come
+    first, above it they add noise features at random, so the feature-set stability
+    (Nogueira, Sechidis & Brown 2018) peaks there (0.89 at m = 9, 1.00 at m = 29, 0.66 at
+    m = 53). Among the m below ``n_features_in`` (all features are trivially stable) whose
+    ``criterion`` at ``n_clusters`` lies within one standard error of that K's best, the m of
+    the largest feature-set stability (ties: the smallest m).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        ``criteria_`` of a fitted :class:`LabelFreeSelector`.
+    criterion : str
+        One of :data:`CRITERIA`.
+    n_clusters : int
+        The K whose rows are compared.
+    n_features_in : int
+        The number of features of the data.
+
+    Returns
+    -------
+    n_features : int or None
+        None when no m below ``n_features_in`` is a candidate.
+    feature_stability : float
+        Its feature-set stability (NaN with None).
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"n_features": [5, 10, 20, 40], "n_clusters": [3] * 4,
+    ...                       "stability": [0.97, 1.0, 1.0, 0.90],
+    ...                       "stability_se": [0.01, 0.0, 0.0, 0.05],
+    ...                       "feature_stability": [0.8, 0.95, 0.7, 1.0]})
+    >>> most_stable_set(table, "stability", 3, 40)
+    (10, 0.95)
+    """
+    rows = table[(table["n_clusters"] == n_clusters) & (table["n_features"] < n_features_in)]
+    value = rows[criterion].to_numpy(dtype=float)
+    if rows.empty or np.all(np.isnan(value)):
+        return None, float("nan")
+    best = int(np.nanargmax(value))
+    se = np.nan_to_num(float(rows[f"{criterion}_se"].iat[best]))
+    sufficient = rows[value >= value[best] - se].sort_values("n_features", kind="stable")
+    phi = sufficient["feature_stability"].to_numpy(dtype=float)
+    if np.all(np.isnan(phi)):
+        return None, float("nan")
+    i = int(np.nanargmax(phi))
+    return int(sufficient["n_features"].iat[i]), float(phi[i])
+
+
+def choose(table, criterion, rule="one-se", n_features_in=None):
     """The (m, K) that ``criterion`` and ``rule`` choose from a selector's ``criteria_`` table.
 
     Parameters
@@ -265,11 +324,16 @@ def choose(table, criterion, rule="one-se"):
         ``criteria_``: columns ``n_features``, ``n_clusters``, ``<criterion>`` (higher is
         better) and ``<criterion>_se``; rows may be restricted first (e.g. to a given K).
     criterion : {"stability", "lange", "pac", "silhouette", "excess"}
-    rule : {"best", "one-se"}
+    rule : {"best", "one-se", "stable-set"}
         ``"best"``: the largest value; ``"one-se"``: among the (m, K) whose value lies within one
         standard error (of the best) of the best, the smallest m, and at that m the largest K
         (a finer partition as stable as a coarser one splits real structure: with well
-        separated groups, merging two of them is perfectly stable too).
+        separated groups, merging two of them is perfectly stable too); ``"stable-set"``: the
+        K of ``"one-se"`` and, at that K, the m of :func:`most_stable_set` (the one-se m when
+        no other is a candidate).
+    n_features_in : int, optional
+        The number of features of the data; ``"stable-set"`` needs it (all features are
+        trivially a stable set and are not a candidate).
 
     Returns
     -------
@@ -302,7 +366,15 @@ def choose(table, criterion, rule="one-se"):
         return int(table["n_features"].iat[best]), int(table["n_clusters"].iat[best])
     within = table[value >= value[best] - np.nan_to_num(se[best])]
     m = within["n_features"].min()
-    return int(m), int(within.loc[within["n_features"] == m, "n_clusters"].max())
+    k = int(within.loc[within["n_features"] == m, "n_clusters"].max())
+    if rule == "stable-set":
+        if n_features_in is None:
+            raise ValueError("rule 'stable-set' needs n_features_in (all features are not a "
+                             "candidate set).")
+        stable, _ = most_stable_set(table, criterion, k, n_features_in)
+        if stable is not None:
+            m = stable
+    return int(m), k
 
 
 class LabelFreeSelector(SelectorMixin, BaseEstimator):
@@ -334,9 +406,11 @@ class LabelFreeSelector(SelectorMixin, BaseEstimator):
         (tests/test_selection.py: K = 2 on three groups separated on 6 of 36 features; their
         silhouette is 0.352 for K = 2 against 0.322 on all features, 0.561 against 0.646 on
         the six), so the default stays stability / one-se. docs/selection.md has the table.
-    rule : {"best", "one-se"}, default="one-se"
+    rule : {"best", "one-se", "stable-set"}, default="one-se"
         ``"best"``: the (m, K) of the largest criterion value; ``"one-se"``: the smallest m
-        within one standard error of it, and at that m the largest K within it (:func:`choose`).
+        within one standard error of it, and at that m the largest K within it: the sparsest
+        sufficient set; ``"stable-set"``: that K, and the m of ``stable_n_features_``
+        (:func:`choose`).
     n_resamples : int, default=30
         The number of subsamples ``R``.
     subsample : float, default=0.8
@@ -383,6 +457,12 @@ class LabelFreeSelector(SelectorMixin, BaseEstimator):
         ``feature_stability_upper`` (its 95 % interval) and ``kuncheva``.
     eigengap_n_clusters_ : int
         K at the largest eigengap of the kNN graph on all features (reported).
+    stable_n_features_ : int or None
+        The most stable set at the chosen K (:func:`most_stable_set`): among the m whose
+        criterion lies within one standard error of that K's best, the one of the largest
+        feature-set stability; None when m was given or no m below d is sufficient.
+    stable_feature_stability_ : float
+        Its feature-set stability (Nogueira's Phi; NaN with None).
     n_features_in_ : int
 
     Examples
@@ -486,6 +566,9 @@ class LabelFreeSelector(SelectorMixin, BaseEstimator):
             self.criteria_ = pd.DataFrame({"n_features": grid, "n_clusters": ks})
             m, k = grid[0], ks[0]
         self.n_features_, self.n_clusters_ = int(m), int(k)
+        self.stable_n_features_, self.stable_feature_stability_ = (
+            most_stable_set(self.criteria_, self.criterion, self.n_clusters_, d)
+            if len(grid) > 1 else (None, float("nan")))
         self.eigengap_n_clusters_ = self._eigengap(X)
         seed = int(seeds[0])
         self.ranker_ = make_ranker(
@@ -588,7 +671,7 @@ class LabelFreeSelector(SelectorMixin, BaseEstimator):
         return pd.DataFrame(rows)
 
     def _choose(self, table):
-        return choose(table, self.criterion, self.rule)
+        return choose(table, self.criterion, self.rule, n_features_in=self.n_features_in_)
 
     def _eigengap(self, X):
         n = X.shape[0]

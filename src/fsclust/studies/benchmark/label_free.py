@@ -142,7 +142,8 @@ def fit_selector(X, *, method, n_features_grid, n_clusters_range, true_n_cluster
     m_true = None
     if true_n_clusters:
         at_true = criteria[criteria["n_clusters"] == int(true_n_clusters)]
-        m_true = choose(at_true, selector.criterion, selector.rule)[0]
+        m_true = choose(at_true, selector.criterion, selector.rule,
+                        n_features_in=X.shape[1])[0]
     ranker, m = selector.ranker_, selector.n_features_
     if method is None:
         selection, degenerate = np.arange(X.shape[1]), None

@@ -70,7 +70,7 @@ def _pair_rows(criteria, scores, metrics):
     rows = []
     for criterion in present_criteria(criteria):
         for rule in RULES:
-            m, k = choose(criteria, criterion, rule)
+            m, k = choose(criteria, criterion, rule, n_features_in=d)
             row = {"dataset": dataset, "method": method, "criterion": criterion,
                    "rule": rule, "true_n_clusters": true_k, "true_k_in_range": k_in_range,
                    "n_features_chosen": m, "n_clusters_chosen": k, "k_found": k == true_k,
@@ -82,7 +82,8 @@ def _pair_rows(criteria, scores, metrics):
             for metric in metrics:
                 row[f"regret_{metric}"] = best[metric] - row[f"{metric}_chosen"]
             # the same criterion and rule with K given: m alone, at the true K
-            given = (choose(criteria[criteria["n_clusters"] == true_k], criterion, rule)[0]
+            given = (choose(criteria[criteria["n_clusters"] == true_k], criterion, rule,
+                            n_features_in=d)[0]
                      if k_in_range else None)
             row["n_features_k_given"] = np.nan if given is None else given
             given_row = None if given is None else _lookup(scores, method, given, true_k)
