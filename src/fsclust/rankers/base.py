@@ -54,7 +54,8 @@ class RankerTags:
     nested_selection : bool, default=True
         True: the ``m`` selected features are ``feature_order_[:m]``, so the subsets for
         increasing ``m`` are nested. False: the ranker chooses each size's subset itself,
-        with ``subset(m)`` (FSFS: one run per size).
+        with ``subset(m)`` (FSFS: one run per size; UDFS and SOGFS at their defaults: one
+        fit per size, :class:`~fsclust.rankers.udfs.OneFitPerSize`).
     sparse_input : bool, default=False
         True: ``fit`` takes a scipy.sparse matrix and keeps it sparse (CSR, float32 or
         float64) from input to scores. False: a sparse input is densified up to

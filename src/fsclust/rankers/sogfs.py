@@ -13,8 +13,8 @@ from ..cluster.affinity import check_n_clusters
 from ..graphs import laplacian, smallest_eigenvectors, squared_distances
 from ._sparse_learning import INIT_D, EmbeddedRanker, GraphQuadratic, smoothed_l21
 from .base import FeatureRanker, IntInterval
-from .udfs import (fit_udfs, neighbourhoods, resolve_gamma, resolve_init_D, resolve_n_components,
-                   tie_inactive_rows)
+from .udfs import (OneFitPerSize, fit_udfs, neighbourhoods, resolve_gamma, resolve_init_D,
+                   resolve_n_components, tie_inactive_rows)
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +113,7 @@ def adaptive_neighbours(near, dist_W, dist_F, lam, r):
 MAX_SAMPLES = 6_000
 
 
-class SOGFS(EmbeddedRanker):
+class SOGFS(OneFitPerSize, EmbeddedRanker):
     """SOGFS: a projection ``W`` and a sample graph ``S`` with exactly ``c`` connected
     components, learned jointly; features are ranked by ``||w^j||_2`` (higher is better).
 
@@ -173,6 +173,9 @@ class SOGFS(EmbeddedRanker):
         Used only for the degenerate starts (:func:`~fsclust.rankers._sparse_learning.
         null_space_start`); the fit is deterministic otherwise.
     n_features_to_select : int or None, default=None
+        The number of features to select, and so the active rows kept. None (with
+        ``n_components=None`` and ``inactive="tie"``): the subsets are not nested, and
+        :meth:`subset` answers each m with a fit for m (:class:`~fsclust.rankers.udfs.OneFitPerSize`).
 
     Attributes
     ----------

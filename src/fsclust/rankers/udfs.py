@@ -124,6 +124,72 @@ def resolve_n_components(n_components, n_clusters, n_features_to_select, n_featu
     return max(1, min(int(c), n_features - 1))
 
 
+class OneFitPerSize:
+    """``subset(m)`` for a ranker that keeps ``c = max(n_clusters, n_features_to_select)``
+    active rows (UDFS, SOGFS at ``n_components=None``).
+
+    One fit answers one size: its ``c`` active rows are the features it selects and the rest
+    are tied (``inactive="tie"``), so the top ``m > c`` of a fit made for ``c`` are drawn from
+    that tie, not chosen by the method. Such a ranker fitted without ``n_features_to_select``
+    (a sweep over m, the label-free selector) declares ``nested_selection = False``, and
+    :meth:`subset` answers each m with the fit for that m: the fit itself when its ``c``
+    is the one m asks for (``m <= n_clusters``), else a fit of a clone with
+    ``n_features_to_select=m`` on the same data, kept for the next call. Given
+    ``n_components`` or ``n_features_to_select``, ``c`` is fixed and the ranking is nested;
+    so it is with ``inactive="norm"`` (the papers' and the reference codes' reading: one fit
+    orders every feature by its row norm, as the peers experiment compares).
+    """
+
+    def _one_fit_per_size(self):
+        return (self.n_components is None and self.n_features_to_select is None
+                and self.inactive == "tie")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.ranker_tags.nested_selection = not self._one_fit_per_size()
+        return tags
+
+    def _post_fit(self, X):
+        super()._post_fit(X)
+        # a reference, not a copy: the data of subset(m)'s own fits
+        self._fit_X = X if self._one_fit_per_size() else None
+        self._fits_by_c = {}
+
+    def subset(self, m):
+        """The ``m`` features selected by a fit made to select ``m``.
+
+        Parameters
+        ----------
+        m : int
+            ``1 <= m <= n_features``.
+
+        Returns
+        -------
+        ndarray of shape (m,), int
+            Feature indices, best first.
+        """
+        from sklearn.base import clone
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self)
+        d = self.n_features_in_
+        if isinstance(m, bool) or not isinstance(m, (int, np.integer)):
+            raise TypeError(f"m must be an int, got {m!r}.")
+        if not 1 <= m <= d:
+            raise ValueError(f"m={m} must be between 1 and n_features={d}.")
+        if self._fit_X is None:  # c fixed by the parameters: nested
+            return self.feature_order_[:m].copy()
+        # the c of a fit for m, as _score resolves it on the varying features
+        c = resolve_n_components(None, self.n_clusters, int(m),
+                                 int(np.count_nonzero(~self.constant_mask_)))
+        if c == self.n_components_:
+            return self.feature_order_[:m].copy()
+        if c not in self._fits_by_c:
+            refit = clone(self).set_params(n_features_to_select=int(m)).fit(self._fit_X)
+            self._fits_by_c[c] = refit.feature_order_
+        return self._fits_by_c[c][:m].copy()
+
+
 def resolve_init_D(init_D, quadratic, n_components):
     """``"auto"``: ``"diag_M"`` when the start ``D0 = I`` is degenerate (``null(M)`` has more
     than ``c`` dimensions, as when ``d >= n``), else ``"identity"``; other values as given."""
@@ -152,7 +218,7 @@ def unit_variance_columns(X):
 MAX_SAMPLES = 10_000
 
 
-class UDFS(EmbeddedRanker):
+class UDFS(OneFitPerSize, EmbeddedRanker):
     """UDFS: the projection ``W`` that best preserves the local discriminative structure.
 
     Solves ``min_W tr(W^T M W) + gamma ||W||_{2,1}`` s.t. ``W^T W = I_c``, with
@@ -199,6 +265,9 @@ class UDFS(EmbeddedRanker):
         Used only for the degenerate start (:func:`~fsclust.rankers._sparse_learning.
         null_space_start`); the fit is deterministic otherwise.
     n_features_to_select : int or None, default=None
+        The number of features to select, and so the active rows kept. None (with
+        ``n_components=None`` and ``inactive="tie"``): the subsets are not nested, and
+        :meth:`subset` answers each m with a fit for m (:class:`OneFitPerSize`).
 
     Attributes
     ----------
