@@ -306,7 +306,14 @@ def main(argv=None):
     parser.add_argument("--figure", type=Path,
                         default=REPO / "results/speed/planted_suite.png")
     parser.add_argument("--list", action="store_true", help="list the cases and methods")
+    parser.add_argument("--package", type=Path, metavar="TSV",
+                        help="write the registered rankers' rows of --out (run or read) to "
+                             "TSV, the table `fsclust methods` reads "
+                             "(src/fsclust/data/planted_suite.tsv)")
     args = parser.parse_args(argv)
+    if args.package and args.out.exists() and not args.variant and args.methods is None:
+        package(pd.read_csv(args.out, sep="\t"), args.package)
+        return
     by_name = {c.name: c for c in CASES}
     unknown = sorted(set(args.cases) - set(by_name))
     if unknown:
@@ -334,6 +341,24 @@ def main(argv=None):
     print(wide.reindex(columns=args.cases).round(2).to_string())
     print(f"{len(table)} fits in {time.perf_counter() - started:.0f} s; wrote {args.out} "
           f"and {args.figure}")
+
+
+def package(table, path):
+    """The precision of every registered ranker on every case (seed 0, its defaults; the
+    ablation rows of ``--variant`` left out) and the random floor's, for
+    :func:`fsclust.registry.planted_suite`: ``fsclust methods`` and ``docs/methods.md`` show it
+    from this file, never from numbers written by hand."""
+    registered = set(ranker_names())
+    rows = table[table["method"].isin(registered) & (table["seed"] == 0)]
+    rows = rows[["case", "method", "status", "precision_ties", "floor"]].rename(
+        columns={"precision_ties": "precision"}).sort_values(["method", "case"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as out:
+        out.write(f"# speed/planted_suite.py, {len(set(rows['case']))} cases, seed 0, every "
+                  "registered ranker at its defaults; precision: the planted features among "
+                  "the top p (ties: the expectation), floor: p / d\n")
+        rows.to_csv(out, sep="\t", index=False, float_format="%.4g")
+    print(f"wrote {len(rows)} rows to {path}")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,10 @@ fails here; the fix is to regenerate the page, never to edit it.
 """
 
 import re
+import sys
 from pathlib import Path
+
+import pytest
 
 from fsclust.cli import main, methods_markdown
 from fsclust.registry import clusterer_names, method_names
@@ -41,3 +44,56 @@ def test_the_page_is_one_table_row_per_name_with_no_unescaped_bar():
             continue
         cells = {len(re.split(r"(?<!\\)\|", line)) for line in lines}
         assert len(cells) == 1, table
+
+
+def test_every_method_has_its_planted_suite_result_and_the_page_shows_it():
+    # issue 40, item 4: the page's numbers come from the packaged suite table, never by hand
+    from fsclust.registry import method_names_by_role, planted_suite
+
+    suite = planted_suite()
+    missing = [name for role in ("method", "control") for name in method_names_by_role(role)
+               if suite[name] is None]
+    assert not missing, ("no planted-suite row: run `python speed/planted_suite.py` then "
+                         f"`--package src/fsclust/data/planted_suite.tsv` for {missing}")
+    page = METHODS_PAGE.read_text(encoding="utf-8")
+    laplacian = suite["laplacian"]
+    assert ("| `laplacian` | method |" in page
+            and f"| {laplacian.precision:.2f} ({laplacian.random:.2f}) |" in page)
+    # a method at or below random features says so in one line, and only such a method
+    below = sorted(name for name in method_names_by_role("method")
+                   if suite[name] is not None and suite[name].precision <= suite[name].random)
+    said = sorted(re.findall(r"^- `([^`]+)`: .*no better than random features", page, re.M))
+    assert said == below and "fsfs" in below
+
+
+def test_fsclust_methods_name_prints_its_planted_suite_line(capsys):
+    assert main(["methods", "fsfs"]) == 0
+    out = capsys.readouterr().out
+    assert "planted suite: 0.07 of the planted features in its top p" in out
+    assert "no better than random features at its defaults, by design" in out
+
+
+@pytest.mark.slow  # fits five rankers in forked children
+def test_the_packaged_planted_suite_is_what_the_suite_gives_today():
+    # a change of a method's defaults that moves its planted-suite result fails here until
+    # the suite is rerun and packaged (`python speed/planted_suite.py`, then `--package`)
+    import importlib.util
+    from importlib.resources import files
+
+    import pandas as pd
+
+    spec = importlib.util.spec_from_file_location(
+        "planted_suite", Path(__file__).resolve().parents[1] / "speed" / "planted_suite.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(spec.name, module)  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    names = ["laplacian", "variance", "spec", "fsfs", "random"]
+    case = next(c for c in module.CASES if c.name == "base")
+    today = pd.DataFrame(module.run_case(case, 0, names, 1, 300.0)).set_index("method")
+    with files("fsclust").joinpath("data/planted_suite.tsv").open() as handle:
+        packaged = pd.read_csv(handle, sep="\t", comment="#")
+    packaged = packaged[packaged["case"] == "base"].set_index("method")
+    for name in names:
+        assert today.loc[name, "status"] == "ok"
+        assert float(f"{today.loc[name, 'precision_ties']:.4g}") == packaged.loc[name,
+                                                                               "precision"]

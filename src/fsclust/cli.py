@@ -910,7 +910,31 @@ def _describe_method(name):
     takes_k = "n_clusters" in _method_defaults(name)
     lines.append("takes K: " + ("yes (n_clusters: --n-clusters K, or estimated by fsclust "
                                 "select)" if takes_k else "no"))
+    lines.append("planted suite: " + _planted_words(name))
     return "\n".join(lines)
+
+
+def _planted_words(name, suite=None):
+    """A ranker's planted-suite result in words (:func:`fsclust.registry.planted_suite`)."""
+    from fsclust.registry import planted_suite
+
+    result = (planted_suite() if suite is None else suite).get(name)
+    if result is None:
+        return "not run"
+    text = (f"{result.precision:.2f} of the planted features in its top p, mean of "
+            f"{result.cases} case{'s' if result.cases > 1 else ''} (random features "
+            f"{result.random:.2f}")
+    if result.cases > 1:
+        text += f"; worst {result.worst:.2f} on {result.worst_case}"
+    text += ")"
+    if name != "random" and result.precision <= result.random:
+        from fsclust.registry import ranker_class
+
+        text += ": no better than random features at its defaults"
+        note = getattr(ranker_class(name), "planted_suite_note", None)
+        if note:
+            text += f", {note}"
+    return text
 
 
 _METHODS_INTRO = """\
@@ -938,6 +962,14 @@ This page is built from `src/fsclust/registry.py` and each class's docstring;
 `fsclust methods NAME` prints a ranker's parameters with their allowed values and its full
 references.
 """
+
+_PLANTED_WORDS = """\
+"Planted suite" is what a ranker finds at its defaults where the answer is known
+(`speed/planted_suite.py`, read from `src/fsclust/data/planted_suite.tsv`): p features of d
+planted to separate K groups, from wide (80 x 2,000) to tall (800 x 200), weak and strong,
+2 to 8 groups, raw and z-scored features, and single-cell-like counts; the share of the planted
+features among the ranker's top p, the mean over the cases it ran, beside random features'
+share on the same cases. The count models run on the counts case only."""
 
 _ROLE_WORDS = {"method": "method", "control": "control", "paper-error": "paper error"}
 
@@ -970,15 +1002,24 @@ def methods_markdown():
     True
     """
     from fsclust.registry import (ALL_FEATURES, CLUSTERERS, ROLES, clusterer_class,
-                                  clusterer_names, method_names_by_role, ranker_class)
+                                  clusterer_names, method_names_by_role, planted_suite,
+                                  ranker_class)
 
-    rankers = []
+    suite = planted_suite()
+    rankers, below = [], []
     for role in ROLES:
         for name in method_names_by_role(role):
             doc = inspect.getdoc(ranker_class(name)) or ""
             takes_k = "yes" if "n_clusters" in _method_defaults(name) else "no"
+            result = suite.get(name)
+            planted = "—" if result is None else (
+                f"{result.precision:.2f} ({result.random:.2f})" if result.cases > 1 else
+                f"{result.precision:.2f} ({result.random:.2f}), {result.worst_case} only")
             rankers.append((f"`{name}`", _ROLE_WORDS[role], _summary(doc),
-                            _short_reference(doc), takes_k))
+                            _short_reference(doc), takes_k, planted))
+            if (result is not None and name != "random"
+                    and result.precision <= result.random):
+                below.append(f"- `{name}`: {_planted_words(name, suite)}.")
     clusterers = []
     for name in clusterer_names():
         preset = ", ".join(f"`{key}={value!r}`"
@@ -989,8 +1030,12 @@ def methods_markdown():
         _METHODS_INTRO.format(all_features=ALL_FEATURES),
         "## Feature rankers",
         "",
-        _table(("name", "role", "what it is", "reference", "takes K"), rankers),
+        _PLANTED_WORDS,
         "",
+        _table(("name", "role", "what it is", "reference", "takes K",
+                "planted suite (random)"), rankers),
+        "",
+        *(["At its defaults, on the planted suite:", "", *below, ""] if below else []),
         "## Clusterers",
         "",
         "An experiment clusters the selected features with these (`clusterers:`, "

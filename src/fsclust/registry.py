@@ -295,3 +295,50 @@ def clusterer_names():
 def small_test_params(kind, name):
     """The small parameters that make registered ``name`` fast on the tests' tiny data."""
     return dict(_lookup(kind, name).test_params)
+
+
+#: The packaged results of the planted-structure suite (``speed/planted_suite.py --package``).
+PLANTED_SUITE = "data/planted_suite.tsv"
+
+
+class PlantedSuiteResult(NamedTuple):
+    """A ranker's precision on the planted-structure suite at its defaults (issue 40)."""
+
+    precision: float  # mean over the cases it ran: planted features among its top p
+    random: float  # the random control's mean over the same cases
+    cases: int  # the cases it ran (the count models run on the counts case only)
+    worst_case: str
+    worst: float
+
+
+def planted_suite():
+    """Each registered ranker's :class:`PlantedSuiteResult`, from the packaged table.
+
+    The suite (``speed/planted_suite.py``) plants ``p`` features of ``d`` that separate ``K``
+    groups, from wide to tall, raw and z-scored, and single-cell-like counts, and scores the
+    top ``p`` of every ranker at its defaults; ``random`` is the random order's score on the
+    same cases. A ranker missing from the table maps to None.
+
+    Examples
+    --------
+    >>> suite = planted_suite()
+    >>> suite["laplacian"].precision > suite["laplacian"].random
+    True
+    """
+    from importlib.resources import files
+
+    import pandas as pd
+
+    with files("fsclust").joinpath(PLANTED_SUITE).open() as handle:
+        table = pd.read_csv(handle, sep="\t", comment="#")
+    table = table[table["status"] == "ok"]
+    floor = table[table["method"] == "random"].set_index("case")["precision"]
+    result = dict.fromkeys(method_names())
+    for name, rows in table.groupby("method", sort=True):
+        if name not in result:
+            continue
+        worst = rows.loc[rows["precision"].idxmin()]
+        result[name] = PlantedSuiteResult(
+            float(rows["precision"].mean()), float(floor.reindex(rows["case"]).mean()),
+            int(len(rows)), str(worst["case"]), float(worst["precision"]))
+    return result

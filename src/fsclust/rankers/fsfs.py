@@ -821,6 +821,11 @@ class FSFS(FeatureRanker):
     (30, 4)
     """
 
+    #: Why the planted-structure suite finds it below random features (``fsclust methods``)
+    planted_suite_note = ("by design: it keeps one feature of each group of similar features "
+                          "to remove redundancy, and a group's planted features vary together")
+
+
     higher_is_better = True
 
     _parameter_constraints: dict = {

@@ -83,6 +83,11 @@ class UFF(FeatureRanker):
     (True, True)
     """
 
+    #: Why the planted-structure suite finds it below random features (``fsclust methods``)
+    planted_suite_note = ("by its definition: a planted feature concentrates the spectrum, so "
+                          "removing it raises the SVD entropy (CE < 0) and it ranks low")
+
+
     higher_is_better = True
 
     _parameter_constraints: dict = {
