@@ -184,9 +184,12 @@ def test_the_most_stable_set_is_among_the_sufficient_m_and_never_all_features():
     assert most_stable_set(table, "stability", 3, 80) == (40, 0.95)
     assert choose(table, "stability", "stable-set", n_features_in=80) == (40, 3)
     assert choose(table, "stability", "one-se") == (10, 3)
-    # ties: the smallest m
-    table.loc[3, "feature_stability"] = 0.90
-    assert most_stable_set(table, "stability", 3, 80) == (10, 0.90)
+    # the largest sufficient m of an agreed set (Phi >= 0.8), not the most stable one
+    table.loc[3, "feature_stability"] = 0.85
+    assert most_stable_set(table, "stability", 3, 80) == (40, 0.85)
+    # no agreed set: the most stable, ties to the smallest m
+    table["feature_stability"] = [0.5, 0.6, 0.9, 0.6, 1.0]
+    assert most_stable_set(table, "stability", 3, 80) == (10, 0.60)
     # no m below all features: none, and stable-set falls back to one-se's m
     only_all = table[table["n_features"] == 80]
     assert most_stable_set(only_all, "stability", 3, 80)[0] is None

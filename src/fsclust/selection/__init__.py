@@ -15,6 +15,7 @@ from fsclust._lazy import lazy_exports
 _EXPORTS = {name: "selector" for name in (
     "CRITERIA", "RULES", "N_RANDOM", "PAC_MAX_PAIRS", "LabelFreeSelector", "choose",
     "cluster_space", "default_feature_grid", "mean_silhouette", "mean_silhouettes",
-    "most_stable_set", "null_data", "resample_clusterer_params", "subsample_size")}
+    "most_stable_set", "null_data", "STABLE_SET_PHI", "resample_clusterer_params",
+    "subsample_size")}
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
