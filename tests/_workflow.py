@@ -16,3 +16,50 @@ def copy_workflow(work):
         src = REPO / part
         (shutil.copytree if src.is_dir() else shutil.copy)(src, work / part)
     return work
+
+
+def snakemake_in_process(work, *args):
+    """``python -m snakemake *args`` in ``work``, run in this process (Snakemake's command line,
+    ``snakemake.cli.main``): for the dry runs, whose tests read the plan or the error it prints.
+
+    A subprocess costs ~5 s of CPU more than the plan itself (the interpreter, Snakemake's and
+    scikit-learn's imports, which this process has already): here a dry run is its parse and
+    its DAG. What it prints on stdout and stderr is captured as a subprocess's would be, and
+    the process is left as found (working directory, ``sys.path``, which the Snakefile extends
+    with the copy's ``src``, the environment). Returns a ``subprocess.CompletedProcess``.
+    """
+    import contextlib
+    import gc
+    import io
+    import os
+    import subprocess
+    import sys
+    import warnings
+
+    from snakemake.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    cwd, path, environ = os.getcwd(), list(sys.path), dict(os.environ)
+    os.chdir(work)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
+                warnings.catch_warnings():
+            # warnings printed as a fresh process prints them, not recorded by pytest
+            warnings.showwarning = warnings._showwarning_orig
+            warnings.simplefilter("default")
+            try:
+                main(list(map(str, args)))
+                code = 0
+            except SystemExit as exit:
+                code = exit.code if isinstance(exit.code, int) else 1
+            # the run's source cache, a temporary folder a process removes at its exit: removed
+            # now (its finalizer), not with a ResourceWarning in a later test
+            warnings.simplefilter("ignore", ResourceWarning)
+            gc.collect()
+    finally:
+        os.chdir(cwd)
+        sys.path[:] = path
+        os.environ.clear()
+        os.environ.update(environ)
+    return subprocess.CompletedProcess(["snakemake", *map(str, args)], code, out.getvalue(),
+                                       err.getvalue())

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import yaml
-from _workflow import copy_workflow  # noqa: E402
+from _workflow import copy_workflow, snakemake_in_process  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -52,6 +52,13 @@ def _workdir(tmp_path, name, prepared_from=None):
 def _snakemake(work, *args):
     cmd = [sys.executable, "-m", "snakemake", "--configfile", "tiny.yaml", *args]
     return subprocess.run(cmd, cwd=work, capture_output=True, text=True)
+
+
+def _dry_run(work, *args):
+    """`snakemake --configfile tiny.yaml --dry-run *args`, in this process: the tests of a dry
+    run read its plan or its error, the same text a subprocess prints, without a new
+    interpreter's imports (~5 s of CPU each)."""
+    return snakemake_in_process(work, "--configfile", "tiny.yaml", "--dry-run", *args)
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +106,7 @@ def test_workflow_writes_figures_and_tables(tiny_run):
 
 
 def test_rerun_has_nothing_to_do(tiny_run):
-    proc = _snakemake(tiny_run, "--cores", "2", "--dry-run")
+    proc = _dry_run(tiny_run, "--cores", "2")
     assert proc.returncode == 0
     assert "Nothing to be done" in proc.stdout + proc.stderr
 
@@ -158,12 +165,12 @@ def _job_stats(output):
 
 
 def test_forcerun_reruns_one_stage_and_what_follows_it(tiny_run):
-    proc = _snakemake(tiny_run, "--cores", "2", "--dry-run", "--forcerun", "aggregate")
+    proc = _dry_run(tiny_run, "--cores", "2", "--forcerun", "aggregate")
     assert proc.returncode == 0, proc.stderr[-4000:]
     stats = _job_stats(proc.stdout + proc.stderr)
     assert stats["aggregate"] == 1 and stats["compare"] == 1
     assert not any(rule.startswith("evaluate") for rule in stats)
-    proc = _snakemake(tiny_run, "--cores", "2", "--dry-run", "--forcerun", "evaluate")
+    proc = _dry_run(tiny_run, "--cores", "2", "--forcerun", "evaluate")
     stats = _job_stats(proc.stdout + proc.stderr)
     assert stats["evaluate"] == 2 * 2 and "evaluate_all_features" not in stats
 
@@ -191,7 +198,7 @@ def test_bad_config_names_the_key(tmp_path, patch, message):
     bad = yaml.safe_load(yaml.safe_dump(TINY))
     bad["experiments"]["tiny"].update(patch)
     (work / "tiny.yaml").write_text(yaml.safe_dump(bad))
-    proc = _snakemake(work, "--cores", "1", "--dry-run")
+    proc = _dry_run(work, "--cores", "1")
     assert proc.returncode != 0
     assert message in proc.stdout + proc.stderr
     listed = (proc.stdout + proc.stderr).split(message)[1].splitlines()[0]
@@ -232,7 +239,7 @@ def test_wrong_parameter_value_fails_the_dry_run_in_one_line(tmp_path, kind, wro
 def _dry_run_error_line(work, cfg, prefix):
     """The one line starting with ``prefix`` of the failing dry run of ``cfg``."""
     (work / "tiny.yaml").write_text(yaml.safe_dump(cfg))
-    proc = _snakemake(work, "--cores", "1", "--dry-run")
+    proc = _dry_run(work, "--cores", "1")
     assert proc.returncode != 0
     lines = [line for line in (proc.stdout + proc.stderr).splitlines()
              if line.startswith(prefix)]
@@ -260,12 +267,12 @@ def test_a_clusterer_grid_is_planned_and_a_key_collision_named_in_one_line(tmp_p
         "method": "kmeans", "seed_key": "kmeans", "name": "km{n_init}",
         "grid": {"n_init": [2, 3]}}
     (work / "tiny.yaml").write_text(yaml.safe_dump(cfg))
-    assert _snakemake(work, "--cores", "1", "--dry-run").returncode == 0
+    assert _dry_run(work, "--cores", "1").returncode == 0
     # a variant named like another clusterer of the experiment
     cfg["experiments"]["tiny"]["clusterers"]["km"]["name"] = "ncut{n_init}"
     cfg["experiments"]["tiny"]["clusterers"]["ncut2"] = {"method": "ncut"}
     (work / "tiny.yaml").write_text(yaml.safe_dump(cfg))
-    proc = _snakemake(work, "--cores", "1", "--dry-run")
+    proc = _dry_run(work, "--cores", "1")
     assert proc.returncode != 0
     assert ("experiments.tiny.clusterers: clusterer 'km': grid variant 'ncut2' is already a "
             "clusterer of the experiment") in proc.stdout + proc.stderr
@@ -274,7 +281,7 @@ def test_a_clusterer_grid_is_planned_and_a_key_collision_named_in_one_line(tmp_p
 def test_every_shipped_experiment_passes_the_parameter_checks(tmp_path):
     # every experiment of the config is checked when the workflow is parsed, whatever the target
     work = _workdir(tmp_path, "shipped")
-    proc = _snakemake(work, "--dry-run", "--cores", "1", "reproduction")
+    proc = _dry_run(work, "--cores", "1", "reproduction")
     assert proc.returncode == 0, proc.stderr[-3000:]
 
 
@@ -283,7 +290,7 @@ def test_run_may_name_a_paper_target(tmp_path):
     cfg = yaml.safe_load(yaml.safe_dump(TINY))
     cfg["run"] = ["zeng2009-small"]
     (work / "tiny.yaml").write_text(yaml.safe_dump(cfg))
-    proc = _snakemake(work, "--cores", "1", "--dry-run")
+    proc = _dry_run(work, "--cores", "1")
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "zeng2009_report" in proc.stdout + proc.stderr
 
@@ -305,8 +312,7 @@ def test_a_paper_is_its_own_files_and_named_nowhere_else(tmp_path):
         '    input:\n        "results/newpaper2099/tables/best.md",\n'
         '    output:\n        "results/newpaper2099/paper/table.md",\n'
         '    shell:\n        "cp {input} {output}"\n')
-    proc = _snakemake(work, "--cores", "1", "--dry-run", "newpaper2099",
-                      "results/newpaper2099/paper/table.md")
+    proc = _dry_run(work, "--cores", "1", "newpaper2099", "results/newpaper2099/paper/table.md")
     assert proc.returncode == 0, proc.stderr[-3000:]
     stats = _job_stats(proc.stdout + proc.stderr)
     assert stats["newpaper2099_table"] == 1 and stats["newpaper2099"] == 1
