@@ -20,7 +20,7 @@ from fsclust.datasets import Dataset, save_dataset
 from fsclust.rankers.base import FeatureRanker
 
 from _mirror import MIRROR, needs_mirror
-from _workflow import REPO, copy_workflow
+from _workflow import REPO, copy_workflow, snakemake_in_process
 from test_hpc import PROFILE, _jobs, needs_slurm_plugin
 
 CONFIG = REPO / "config/experiments/benchmark.yaml"
@@ -439,16 +439,16 @@ def test_benchmark_small_label_free_rows(small_runs):
 
 
 def _slurm_dry_run(work, *config):
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--profile", PROFILE,
-                           "benchmark-small", "--config", f"mirror={MIRROR}", *config],
-                          cwd=work, capture_output=True, text=True)
+    # in this process: the test reads the plan (a subprocess: ~5 s of CPU more, its imports)
+    proc = snakemake_in_process(work, "-n", "--profile", PROFILE, "benchmark-small",
+                                "--config", f"mirror={MIRROR}", *config)
     assert proc.returncode == 0, proc.stderr[-4000:]
     return proc.stdout + proc.stderr
 
 
 @needs_slurm_plugin
 @needs_mirror
-@pytest.mark.slow  # a Snakemake dry run in a subprocess
+@pytest.mark.slow  # two Snakemake dry runs (the workflow parsed twice)
 def test_slurm_dry_run_plans_every_label_free_job_with_its_resources(tmp_path):
     from fsclust.studies.benchmark import label_free as label_free
 

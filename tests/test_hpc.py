@@ -4,8 +4,6 @@ which rules run on the submitting host, and the pins shared by pyproject.toml an
 import importlib.util
 import json
 import re
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
@@ -14,7 +12,7 @@ import yaml
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
-from _workflow import copy_workflow  # noqa: E402
+from _workflow import copy_workflow, snakemake_in_process  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 PROFILE = "workflow/profiles/slurm"
@@ -57,8 +55,8 @@ def _workdir(tmp_path):
 
 
 def _dry_run(work, mirror, *args):
-    cmd = [sys.executable, "-m", "snakemake", "-n", *args, "--config", f"mirror={mirror}"]
-    proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True)
+    # in this process: the tests read the plan (a subprocess: ~5 s of CPU more, its imports)
+    proc = snakemake_in_process(work, "-n", *args, "--config", f"mirror={mirror}")
     assert proc.returncode == 0, proc.stderr[-4000:]
     return proc.stdout + proc.stderr
 
@@ -102,7 +100,7 @@ def slurm_dry_runs(tmp_path_factory):
 
 
 @needs_slurm_plugin
-@pytest.mark.slow  # Snakemake dry runs in a subprocess
+@pytest.mark.slow  # Snakemake dry runs (the workflow parsed)
 def test_dry_run_requests_each_rules_memory_and_runtime_and_no_partition(slurm_dry_runs):
     jobs = slurm_dry_runs["attempt1"]
     rules = {rule for rule, _ in jobs}
@@ -122,7 +120,7 @@ def test_dry_run_requests_each_rules_memory_and_runtime_and_no_partition(slurm_d
 
 
 @needs_slurm_plugin
-@pytest.mark.slow  # Snakemake dry runs in a subprocess
+@pytest.mark.slow  # Snakemake dry runs (the workflow parsed)
 def test_memory_request_doubles_at_the_second_attempt_and_runtime_stays(slurm_dry_runs):
     first, second = slurm_dry_runs["attempt1"], slurm_dry_runs["attempt2"]
     assert first.keys() == second.keys()
@@ -142,7 +140,7 @@ def test_memory_request_doubles_at_the_second_attempt_and_runtime_stays(slurm_dr
 
 
 @needs_slurm_plugin
-@pytest.mark.slow  # Snakemake dry runs in a subprocess
+@pytest.mark.slow  # Snakemake dry runs (the workflow parsed)
 def test_no_job_asks_for_snakemakes_50_gb_disk_default(slurm_dry_runs):
     # Snakemake's default disk request is 50 GB for a job without input files (a dataset built
     # into the package); "<TBD>" is a request computed once the inputs exist. Local rules (the
@@ -204,7 +202,7 @@ def locality(tmp_path_factory):
 
 @needs_slurm_plugin
 @pytest.mark.parametrize("rule", LOCAL_RULES)
-@pytest.mark.slow  # Snakemake dry runs in a subprocess
+@pytest.mark.slow  # Snakemake dry runs (the workflow parsed)
 def test_download_and_tables_and_figures_are_not_submitted(locality, rule):
     is_local, group = locality[rule]
     if not is_local and group is not None:
@@ -217,7 +215,7 @@ def test_download_and_tables_and_figures_are_not_submitted(locality, rule):
 
 @needs_slurm_plugin
 @pytest.mark.parametrize("rule", SUBMITTED_RULES)
-@pytest.mark.slow  # Snakemake dry runs in a subprocess
+@pytest.mark.slow  # Snakemake dry runs (the workflow parsed)
 def test_compute_rules_are_submitted(locality, rule):
     assert locality[rule][0] is False
 
