@@ -17,7 +17,8 @@ smoothly on it and scores as structure. This script measures, on one ``.h5ad`` o
   of its false positives, on the preset's graph and on the graph of the same components with
   the log detected genes regressed out of each (``"regress"``).
 
-    python speed/singlecell_depth.py results/speed/singlecell_data/synthetic_10000x20000.h5ad
+    python speed/singlecell_depth.py results/speed/singlecell_data/synthetic_10000x20000.h5ad \
+        [preset,regress,pcs20] [n_neighbors]
 
 Prints one JSON line per (graph, score): ``plain`` is the Laplacian score, ``adjusted`` that of
 each gene's residual after its D-weighted regression on the log number of detected genes
@@ -129,4 +130,5 @@ def main(path, graphs=("preset", "regress"), n_neighbors=15):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], *(sys.argv[2].split(","),) if len(sys.argv) > 2 else ())
+    main(sys.argv[1], *(sys.argv[2].split(","),) if len(sys.argv) > 2 else (),
+         *map(int, sys.argv[3:4]))

@@ -3,6 +3,9 @@
 
     python speed/singlecell_worm.py [--mirror ../shared/data] [--methods laplacian,...]
 
+(a method may carry parameters: ``--methods "laplacian@n_neighbors=50"``, separated by ``;``
+when there are several)
+
 Writes ``results/speed/worm/worm.h5ad`` (the scDCC HDF5 file's raw counts as a sparse
 ``.h5ad``, the types in ``obs["type"]``), then for each method ranks every gene with
 :func:`fsclust.pp.select_features` (the single-cell preset), keeps the top 2,000 and scores
@@ -74,13 +77,19 @@ def main(argv=None):
     types = adata.obs["type"].to_numpy()
     logged = normalize_log1p(adata.X)
     rows = []
-    for method in [*args.methods.split(","), "all-genes"]:
+    methods = args.methods.split(";" if "@" in args.methods else ",")
+    for method in [*methods, "all-genes"]:
         start = time.perf_counter()
         if method == "all-genes":
             selected = np.arange(adata.n_vars)
             embedding_of = logged
         else:
-            frame = pp.select_features(adata, method, n_top_genes=2000, inplace=False)
+            # "name@key=value,...": the method with those parameters on top of its preset
+            name, _, settings = method.partition("@")
+            params = {key: int(value) if value.isdigit() else value for key, value in
+                      (item.split("=", 1) for item in settings.split(",") if item)}
+            frame = pp.select_features(adata, name, n_top_genes=2000, inplace=False,
+                                       method_params=params or None)
             selected = np.flatnonzero(frame["fsclust_selected"].to_numpy())
             embedding_of = logged[:, selected]
         seconds = time.perf_counter() - start
