@@ -90,9 +90,24 @@ def sparse_column_variance(X):
     """
     X = sp.csr_matrix(X)
     n, d = X.shape
-    nnz = np.bincount(X.indices, minlength=d)
-    values = np.asarray(X.data, dtype=np.float64)
-    mean = np.bincount(X.indices, weights=values, minlength=d) / n
-    deviation = values - mean[X.indices]
-    squares = np.bincount(X.indices, weights=deviation * deviation, minlength=d)
+    nnz, sums, squares = np.zeros(d), np.zeros(d), np.zeros(d)
+    # in blocks of stored values: float64 temporaries of the whole data (the values, their
+    # deviations, the gathered means, the squares) made the fit 4.7 times the CSR matrix at
+    # 10^5 cells (4.9 GB against 1.04 GB)
+    blocks = range(0, X.nnz, _VALUE_BLOCK)
+    for lo in blocks:
+        columns = X.indices[lo:lo + _VALUE_BLOCK]
+        nnz += np.bincount(columns, minlength=d)
+        sums += np.bincount(columns, weights=X.data[lo:lo + _VALUE_BLOCK].astype(np.float64),
+                            minlength=d)
+    mean = sums / n
+    for lo in blocks:
+        columns = X.indices[lo:lo + _VALUE_BLOCK]
+        deviation = X.data[lo:lo + _VALUE_BLOCK].astype(np.float64) - mean[columns]
+        squares += np.bincount(columns, weights=deviation * deviation, minlength=d)
     return (squares + (n - nnz) * mean**2) / n
+
+
+#: Stored values :func:`sparse_column_variance` reads at a time (2^22: its float64 temporaries
+#: stay around 100 MiB whatever the matrix)
+_VALUE_BLOCK = 2**22
