@@ -348,13 +348,18 @@ def test_corrupted_mirror_file_fails_naming_the_checksums_and_leaves_nothing(tmp
     assert not raw_dir.exists() or not any(raw_dir.iterdir())
 
 
-def test_download_only_dataset_absent_offline_is_skipped_with_a_warning_and_a_note(tmp_path):
-    work = _workdir(tmp_path, "offline")
+@pytest.fixture(scope="module")
+def offline_draws_run(tmp_path_factory):
+    """One run for two tests, each of which ran its own: offline (an empty mirror), iris and
+    the download-only skfeature-cll-sub-111 with a comparison on it, and wine with 2 of its 3
+    classes drawn per seed (class_draws); k-means, seeds 0 and 1. Returns (work, output)."""
+    tmp_path = tmp_path_factory.mktemp("offline-draws")
+    work = _workdir(tmp_path, "offline-draws")
     cfg = yaml.safe_load(yaml.safe_dump(TINY))
-    cfg["experiments"]["tiny"]["datasets"] = ["iris", "skfeature-cll-sub-111"]
-    cfg["experiments"]["tiny"]["seeds"] = [0]
-    cfg["experiments"]["tiny"]["clusterers"] = {"kmeans": {"method": "kmeans"}}
-    cfg["experiments"]["tiny"]["comparisons"] = [{
+    exp = cfg["experiments"]["tiny"]
+    exp.update(datasets=["iris", "skfeature-cll-sub-111", "wine"], seeds=[0, 1],
+               class_draws={"wine": 2}, clusterers={"kmeans": {"method": "kmeans"}})
+    exp["comparisons"] = [{
         "paper": "003_36a9d4b3820add06.txt", "table_or_figure": "Table 1",
         "dataset": "CLL-SUB-111", "method": "LS", "metric": "ACC",
         "ours": {"dataset": "skfeature-cll-sub-111", "method": "laplacian",
@@ -364,7 +369,12 @@ def test_download_only_dataset_absent_offline_is_skipped_with_a_warning_and_a_no
     empty_mirror.mkdir()
     proc = _snakemake(work, "--cores", "2", "--config", f"mirror={empty_mirror}")
     assert proc.returncode == 0, proc.stderr[-4000:]
-    out = proc.stdout + proc.stderr
+    return work, proc.stdout + proc.stderr
+
+
+def test_download_only_dataset_absent_offline_is_skipped_with_a_warning_and_a_note(
+        offline_draws_run):
+    work, out = offline_draws_run
     warning = "experiment tiny: skipping dataset skfeature-cll-sub-111"
     assert out.count(warning) == 1
     res = work / "results" / "tiny"
@@ -375,15 +385,8 @@ def test_download_only_dataset_absent_offline_is_skipped_with_a_warning_and_a_no
     assert not (res / "figures" / "skfeature-cll-sub-111.png").exists()
 
 
-def test_class_draws_give_every_method_the_same_classes_per_seed(tmp_path):
-    work = _workdir(tmp_path, "draws")
-    cfg = yaml.safe_load(yaml.safe_dump(TINY))
-    exp = cfg["experiments"]["tiny"]
-    exp.update(datasets=["wine"], seeds=[0, 1], class_draws={"wine": 2},
-               clusterers={"kmeans": {"method": "kmeans"}})
-    (work / "tiny.yaml").write_text(yaml.safe_dump(cfg))
-    proc = _snakemake(work, "--cores", "2")
-    assert proc.returncode == 0, proc.stderr[-4000:]
+def test_class_draws_give_every_method_the_same_classes_per_seed(offline_draws_run):
+    work, _ = offline_draws_run
     drawn = {}
     for log in (work / "logs" / "tiny").rglob("*.log"):
         for line in log.read_text().splitlines():
@@ -394,4 +397,4 @@ def test_class_draws_give_every_method_the_same_classes_per_seed(tmp_path):
     assert sorted(drawn) == [0, 1]
     assert all(len(v) == 1 and len(next(iter(v)).split(", ")) == 2 for v in drawn.values())
     sweeps = pd.read_csv(work / "results/tiny/tables/sweeps.tsv", sep="\t")
-    assert len(sweeps) > 0
+    assert len(sweeps[sweeps["dataset"] == "wine"]) > 0  # the run shares wine with iris
