@@ -18,9 +18,17 @@ def copy_workflow(work):
     return work
 
 
+def _print_warning(message, category, filename, lineno, file=None, line=None):
+    import sys
+    import warnings
+
+    sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+
 def snakemake_in_process(work, *args):
     """``python -m snakemake *args`` in ``work``, run in this process (Snakemake's command line,
-    ``snakemake.cli.main``): for the dry runs, whose tests read the plan or the error it prints.
+    ``snakemake.cli.main``): for the dry runs, whose tests read the plan or the error it prints,
+    and the commands that end before any job (``--unlock``, a run refused on a stale lock).
 
     A subprocess costs ~5 s of CPU more than the plan itself (the interpreter, Snakemake's and
     scikit-learn's imports, which this process has already): here a dry run is its parse and
@@ -44,17 +52,19 @@ def snakemake_in_process(work, *args):
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
                 warnings.catch_warnings():
-            # warnings printed as a fresh process prints them, not recorded by pytest
-            warnings.showwarning = warnings._showwarning_orig
-            warnings.simplefilter("default")
+            # warnings filtered and printed as a fresh interpreter does, not recorded by pytest
+            warnings.resetwarnings()
+            for quiet in (DeprecationWarning, PendingDeprecationWarning, ImportWarning,
+                          ResourceWarning):
+                warnings.simplefilter("ignore", quiet)
+            warnings.showwarning = _print_warning
             try:
                 main(list(map(str, args)))
                 code = 0
             except SystemExit as exit:
                 code = exit.code if isinstance(exit.code, int) else 1
             # the run's source cache, a temporary folder a process removes at its exit: removed
-            # now (its finalizer), not with a ResourceWarning in a later test
-            warnings.simplefilter("ignore", ResourceWarning)
+            # now (its finalizer; its ResourceWarning ignored above), not in a later test
             gc.collect()
     finally:
         os.chdir(cwd)
