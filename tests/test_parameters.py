@@ -216,9 +216,10 @@ def test_selected_features_follow_the_declared_protocol(name, data):
             np.testing.assert_array_equal(chosen, ranker.subset(m))
 
 
-def test_only_fsfs_selects_subsets_that_are_not_nested():
+def test_only_fsfs_udfs_and_sogfs_select_subsets_that_are_not_nested():
+    # FSFS: one run per size; UDFS and SOGFS at their defaults: one fit per size (issue 40)
     assert [name for name in sorted(RANKERS)
-            if not nested_selection(registry.ranker_class(name)())] == ["fsfs"]
+            if not nested_selection(registry.ranker_class(name)())] == ["fsfs", "sogfs", "udfs"]
 
 
 # --- the post-fit hook ------------------------------------------------------------------------

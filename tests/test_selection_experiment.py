@@ -45,7 +45,8 @@ def test_labels_never_enter_the_choice(iris, iris_job):
     pd.testing.assert_frame_equal(criteria, iris_job[0])
     for criterion in CRITERIA:
         for rule in RULES:
-            assert choose(criteria, criterion, rule) == choose(iris_job[0], criterion, rule)
+            assert (choose(criteria, criterion, rule, n_features_in=X.shape[1])
+                    == choose(iris_job[0], criterion, rule, n_features_in=X.shape[1]))
 
 
 def test_every_choice_is_scored_and_so_is_the_true_k(iris_job):
