@@ -15,6 +15,7 @@ from sklearn.utils._param_validation import Interval, validate_parameter_constra
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 __all__ = ["FeatureRanker", "IntInterval", "RankerTags", "constant_features", "mean_plus_std_rule",
+           "check_subset_size",
            "nested_selection", "ranking_from_scores", "ranks_from_order", "selected_features",
            "tied_cuts", "TIE_RTOL", "distinct_features", "tie_scale", "all_scores_tied",
            "tied_features", "status_warnings", "sparse_input", "size_bounds", "DENSIFY_MAX_ENTRIES",
@@ -172,6 +173,21 @@ def nested_selection(ranker):
     (True, False)
     """
     return get_tags(ranker).ranker_tags.nested_selection
+
+
+def check_subset_size(m, n_features):
+    """``m`` as a ``subset(m)`` takes it: an int from 1 to ``n_features``, else one error.
+
+    Examples
+    --------
+    >>> check_subset_size(3, 10)
+    3
+    """
+    if isinstance(m, bool) or not isinstance(m, Integral):
+        raise TypeError(f"m must be an int, got {m!r}.")
+    if not 1 <= m <= n_features:
+        raise ValueError(f"m={m} must be between 1 and n_features={n_features}.")
+    return int(m)
 
 
 def selected_features(ranker, m):

@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .base import FeatureRanker, IntInterval
+from .base import FeatureRanker, IntInterval, check_subset_size
 
 __all__ = ["FSFS", "FSFSRun", "feature_dissimilarity", "fsfs_heap", "fsfs_naive", "mici",
            "sorted_neighbours"]
@@ -939,11 +939,7 @@ class FSFS(FeatureRanker):
             Feature indices in retention order.
         """
         check_is_fitted(self)
-        d = self.n_features_in_
-        if isinstance(m, bool) or not isinstance(m, numbers.Integral):
-            raise TypeError(f"m must be an int, got {m!r}.")
-        if not 1 <= m <= d:
-            raise ValueError(f"m={m} must be between 1 and n_features={d}.")
+        m = check_subset_size(m, self.n_features_in_)
         n_active = self._active.size
         if n_active < 2:
             return np.concatenate([self._active, self._constants])[:m].copy()

@@ -14,7 +14,7 @@ from ..graphs import capped_n_neighbors, squared_distances
 from ._sparse_learning import (INIT_D, EmbeddedRanker, GraphQuadratic, initial_weights,
                                l21_eps, null_space_start, penalized_smallest_eigenvectors,
                                reweighting, row_norms_sq, smoothed_l21)
-from .base import FeatureRanker, IntInterval
+from .base import FeatureRanker, IntInterval, check_subset_size
 
 log = logging.getLogger(__name__)
 
@@ -172,20 +172,16 @@ class OneFitPerSize:
         from sklearn.utils.validation import check_is_fitted
 
         check_is_fitted(self)
-        d = self.n_features_in_
-        if isinstance(m, bool) or not isinstance(m, (int, np.integer)):
-            raise TypeError(f"m must be an int, got {m!r}.")
-        if not 1 <= m <= d:
-            raise ValueError(f"m={m} must be between 1 and n_features={d}.")
+        m = check_subset_size(m, self.n_features_in_)
         if self._fit_X is None:  # c fixed by the parameters: nested
             return self.feature_order_[:m].copy()
         # the c of a fit for m, as _score resolves it on the varying features
-        c = resolve_n_components(None, self.n_clusters, int(m),
+        c = resolve_n_components(None, self.n_clusters, m,
                                  int(np.count_nonzero(~self.constant_mask_)))
         if c == self.n_components_:
             return self.feature_order_[:m].copy()
         if c not in self._fits_by_c:
-            refit = clone(self).set_params(n_features_to_select=int(m)).fit(self._fit_X)
+            refit = clone(self).set_params(n_features_to_select=m).fit(self._fit_X)
             self._fits_by_c[c] = refit.feature_order_
         return self._fits_by_c[c][:m].copy()
 
