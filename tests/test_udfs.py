@@ -5,9 +5,10 @@ and its efficient forms, against literal implementations and the spec's properti
 import numpy as np
 import pytest
 
-from _embedded import blobs_with_noise, objective_never_increases
+from _embedded import (blobs_with_noise, check_each_m_is_selected_by_a_fit_for_that_m,
+                       objective_never_increases)
 from fsclust.rankers._sparse_learning import GraphQuadratic, reweighting, smoothed_l21
-from fsclust.rankers.base import nested_selection, selected_features, tied_features
+from fsclust.rankers.base import tied_features
 from fsclust.rankers.udfs import (GAMMA_PER_MEAN_COST, UDFS, active_rows,
                                   local_discriminative_laplacian)
 
@@ -204,28 +205,7 @@ def test_inactive_rows_are_tied_after_the_active_ones():
 
 
 def test_each_m_is_selected_by_a_fit_for_that_m():
-    # issue 40: one fit keeps c = n_clusters active rows and ties the rest, so its top m > c
-    # come from a tie in column order; without n_features_to_select the ranker says its
-    # subsets are not nested and subset(m) answers each m with the fit for m
-    X = _small(seed=8)
-    model = UDFS(n_clusters=3, random_state=0).fit(X)
-    assert not nested_selection(model)
-    for m in (7, 2, 3, 7, 9):
-        expected = UDFS(n_clusters=3, n_features_to_select=m,
-                         random_state=0).fit(X).feature_order_[:m]
-        np.testing.assert_array_equal(selected_features(model, m), expected)
-    # m <= n_clusters: the fit itself (c = 3 either way); each other c fitted once
-    np.testing.assert_array_equal(model.subset(3), model.feature_order_[:3])
-    assert sorted(model._fits_by_c) == [7, 9]
-    # c fixed by a parameter: one fit answers every m
-    for params in ({"n_components": 4}, {"n_features_to_select": 5}, {"inactive": "norm"}):
-        fixed = UDFS(n_clusters=3, random_state=0, **params).fit(X)
-        assert nested_selection(fixed)
-        np.testing.assert_array_equal(fixed.subset(6), fixed.feature_order_[:6])
-    with pytest.raises(ValueError, match="between 1 and n_features"):
-        model.subset(0)
-    with pytest.raises(TypeError, match="must be an int"):
-        model.subset(2.0)
+    check_each_m_is_selected_by_a_fit_for_that_m(UDFS, _small(seed=8))
 
 
 @pytest.mark.parametrize("n_components,n_select,expected", [
