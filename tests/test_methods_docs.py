@@ -67,10 +67,17 @@ def test_every_method_has_its_planted_suite_result_and_the_page_shows_it():
 
 
 def test_fsclust_methods_name_prints_its_planted_suite_line(capsys):
-    assert main(["methods", "fsfs"]) == 0
-    out = capsys.readouterr().out
-    assert "planted suite: 0.07 of the planted features in its top p" in out
-    assert "no better than random features at its defaults, by design" in out
+    from fsclust.registry import planted_suite
+
+    for name in ("fsfs", "laplacian"):
+        result = planted_suite()[name]
+        assert main(["methods", name]) == 0
+        out = capsys.readouterr().out
+        assert (f"planted suite: {result.precision:.2f} of the planted features in its top p, "
+                f"mean of {result.cases} cases (random features {result.random:.2f}") in out
+        # only a method at or below random says so, with the reason its class gives
+        below = result.precision <= result.random
+        assert ("no better than random features at its defaults, by design" in out) == below
 
 
 @pytest.mark.slow  # fits five rankers in forked children
