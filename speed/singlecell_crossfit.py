@@ -37,29 +37,21 @@ import json
 import sys
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from singlecell_depth import load  # noqa: E402  the same data as the depth measurements
 
 
 def main(path):
     warnings.simplefilter("ignore")
-    from fsclust.counts import cells_per_gene, graph_genes, normalize_log1p, read_counts
     from fsclust.graphs import pca_knn_graph
-    from fsclust.pp import SINGLE_CELL_PARAMS
     from fsclust.rankers.laplacian import laplacian_score
 
-    adata = read_counts(path)
-    markers = np.flatnonzero(adata.var["marker_of"].astype(str).to_numpy() != "none")
-    counts = adata.X
-    del adata
-    kept = np.flatnonzero(cells_per_gene(counts, positive=True) >= 3)
-    if kept.size < counts.shape[1]:
-        counts = counts[:, kept]
-    is_marker = np.isin(kept, markers)
-    params, _, _ = graph_genes(counts, dict(SINGLE_CELL_PARAMS), random_state=0)
-    columns = np.asarray(params["graph_features"])
-    X = normalize_log1p(counts)
-    del counts
+    X, is_marker, columns, _ = load(path)
+    markers = np.flatnonzero(is_marker)  # only their number is used below
     halves = np.array_split(np.random.RandomState(0).permutation(columns), 2)
     in_half = [np.isin(np.arange(X.shape[1]), h) for h in halves]
     seconds, scores = {}, {}

@@ -53,15 +53,15 @@ import warnings
 import numpy as np
 
 
-def main(path, graphs=("preset", "regress"), n_neighbors=15):
-    warnings.simplefilter("ignore")
-    import scipy.sparse as sp
-
+def load(path):
+    """``(X, is_marker, columns, counts_mean)`` of a synthetic ``.h5ad``: the log of the
+    normalised counts of the genes seen in 3 cells or more, which of them are planted markers,
+    the preset's graph genes (:func:`fsclust.counts.graph_genes`) and each gene's mean count.
+    As :func:`fsclust.pp.rank_genes` does it, one copy of the counts at a time (10^6 cells:
+    7.5 GB)."""
     from fsclust.counts import cells_per_gene, graph_genes, normalize_log1p, read_counts
-    from fsclust.graphs import graph_quadratic_forms, kneighbors_at_scale, pca_embedding
     from fsclust.pp import SINGLE_CELL_PARAMS
 
-    # as fsclust.pp.rank_genes does it, one copy of the counts at a time (10^6 cells: 7.5 GB)
     adata = read_counts(path)
     markers = np.flatnonzero(adata.var["marker_of"].astype(str).to_numpy() != "none")
     counts = adata.X
@@ -69,12 +69,20 @@ def main(path, graphs=("preset", "regress"), n_neighbors=15):
     kept = np.flatnonzero(cells_per_gene(counts, positive=True) >= 3)
     if kept.size < counts.shape[1]:
         counts = counts[:, kept]
-    is_marker = np.isin(kept, markers)
     counts_mean = np.asarray(counts.sum(axis=0)).ravel() / counts.shape[0]
     params, _, _ = graph_genes(counts, dict(SINGLE_CELL_PARAMS), random_state=0)
-    columns = params["graph_features"]
     X = normalize_log1p(counts)
-    del counts
+    return X, np.isin(kept, markers), np.asarray(params["graph_features"]), counts_mean
+
+
+def main(path, graphs=("preset", "regress"), n_neighbors=15):
+    warnings.simplefilter("ignore")
+    import scipy.sparse as sp
+
+    from fsclust.graphs import graph_quadratic_forms, kneighbors_at_scale, pca_embedding
+
+    X, is_marker, columns, counts_mean = load(path)
+    markers = np.flatnonzero(is_marker)  # only their number is used below
     detected = np.log(np.diff(X.indptr).astype(float))
     E, _ = pca_embedding(X, n_components=50, features=columns, random_state=0)
     z = detected - detected.mean()
