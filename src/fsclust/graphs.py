@@ -698,15 +698,38 @@ def pca_embedding(X, n_components=50, features=None, *, max_fit_samples=PCA_MAX_
         raise ValueError(f"a PCA embedding of {width:,} features needs a {width:,} x {width:,} "
                          f"covariance; prefilter to at most {PCA_MAX_FEATURES:,} features "
                          "(for example the most variable ones).")
+    chosen = pca_fit_rows(n, max_fit_samples, random_state)
+    vectors, values, offset = pca_components(X if chosen is None else X[chosen], n,
+                                             n_components, columns)
+    # projected in blocks of rows: a column subset of the whole matrix would copy the
+    # stored values of those columns (1.5 GB of a 10^6-cell CSR matrix, beyond its 2x budget)
+    scores = np.empty((n, vectors.shape[1]))
+    step = max(1, _PCA_BLOCK_ENTRIES // max(width, 1))
+    for start in range(0, n, step):
+        scores[start:start + step] = pca_project(X[start:start + step], columns, vectors,
+                                                 offset)
+    return scores, values
+
+
+def pca_fit_rows(n, max_fit_samples=PCA_MAX_FIT_SAMPLES, random_state=0):
+    """The sorted rows :func:`pca_embedding`'s covariance comes from (None: all ``n``)."""
+    if max_fit_samples is not None and n > max_fit_samples:
+        return np.sort(check_random_state(random_state).choice(n, max_fit_samples,
+                                                               replace=False))
+    return None
+
+
+def pca_components(fit, n, n_components, columns=None):
+    """``(vectors, values, offset)`` of :func:`pca_embedding`: the leading eigenvectors (the
+    canonical sign) and eigenvalues of the covariance of the rows ``fit`` (the rows of
+    :func:`pca_fit_rows` of a matrix of ``n`` rows), restricted to ``columns``, and the
+    projection's offset ``mu V``. A piece of :func:`pca_embedding` that a chunked matrix
+    calls on its gathered rows (:mod:`fsclust.counts.chunked`)."""
+    width = fit.shape[1] if columns is None else columns.size
     n_components = int(min(n_components, n - 1, width))
     if n_components < 1:
         raise ValueError(f"a PCA embedding needs at least 2 samples and 1 feature, got "
                          f"{n} x {width}.")
-    fit = X
-    if max_fit_samples is not None and n > max_fit_samples:
-        chosen = np.sort(check_random_state(random_state).choice(n, max_fit_samples,
-                                                                 replace=False))
-        fit = X[chosen]
     n_fit = fit.shape[0]
     rows = max(1, _PCA_BLOCK_ENTRIES // max(width, 1))
     gram = np.zeros((width, width))
@@ -720,17 +743,15 @@ def pca_embedding(X, n_components=50, features=None, *, max_fit_samples=PCA_MAX_
     cov = (cov + cov.T) / 2.0  # exactly symmetric, whatever order the blocks summed in
     values, vectors = scipy.linalg.eigh(cov, subset_by_index=[width - n_components, width - 1])
     values, vectors = values[::-1], canonical_sign_flip(vectors[:, ::-1])
-    # projected in blocks of rows: a column subset of the whole matrix would copy the
-    # stored values of those columns (1.5 GB of a 10^6-cell CSR matrix, beyond its 2x budget)
-    scores = np.empty((n, n_components))
-    offset = mu @ vectors
-    step = max(1, _PCA_BLOCK_ENTRIES // max(width, 1))
-    for start in range(0, n, step):
-        block = X[start:start + step]
-        if columns is not None:
-            block = block[:, columns]
-        scores[start:start + step] = np.asarray(block @ vectors) - offset
-    return scores, np.maximum(values, 0.0)
+    return vectors, np.maximum(values, 0.0), mu @ vectors
+
+
+def pca_project(block, columns, vectors, offset):
+    """The principal component scores of a block of rows, ``block[:, columns] V - mu V``
+    (each row's scores depend on that row alone: the same numbers in any blocking)."""
+    if columns is not None:
+        block = block[:, columns]
+    return np.asarray(block @ vectors) - offset
 
 
 def kneighbors_at_scale(E, n_neighbors, *, method="auto", random_state=0):
@@ -898,6 +919,14 @@ def pca_knn_graph(X, n_neighbors=15, *, n_pcs=50, features=None, weight="binary"
     if weight not in ("binary", "heat"):
         raise ValueError(f"weight must be 'binary' or 'heat', got {weight!r}.")
     E, _ = pca_embedding(X, n_components=n_pcs, features=features, random_state=random_state)
+    return embedding_knn_graph(E, n_neighbors, weight=weight, method=method,
+                               random_state=random_state)
+
+
+def embedding_knn_graph(E, n_neighbors, *, weight="binary", method="auto", random_state=0):
+    """:func:`pca_knn_graph`'s graph on the embedding ``E`` (its second half)."""
+    if weight not in ("binary", "heat"):
+        raise ValueError(f"weight must be 'binary' or 'heat', got {weight!r}.")
     indices, distances = kneighbors_at_scale(E, n_neighbors, method=method,
                                              random_state=random_state)
     n, k = indices.shape
@@ -959,8 +988,17 @@ def graph_quadratic_forms(X, W):
     """
     X = sp.csr_matrix(X)
     W = sp.csr_matrix(W)
-    n, D = X.shape
     d = np.asarray(W.sum(axis=1), dtype=np.float64).ravel()
+    dX, fDf = degree_forms(X, d)
+    fLf = np.maximum(fDf - _cross_products(X, W), 0.0)
+    return d, dX, fDf, fLf
+
+
+def degree_forms(X, d):
+    """``(d^T f, f^T D f)`` of every column ``f`` of the CSR ``X`` with the degrees ``d``
+    of its rows (:func:`graph_quadratic_forms`'s sums over the nodes; a block of rows gives
+    its part of them)."""
+    n, D = X.shape
     dX, fDf = np.zeros(D), np.zeros(D)
     per_row = max(1.0, X.nnz / max(n, 1))
     rows = max(1, int(_EDGE_BLOCK_VALUES / per_row))
@@ -973,8 +1011,7 @@ def graph_quadratic_forms(X, W):
         columns = X.indices[lo:hi]
         dX += np.bincount(columns, weights=weighted, minlength=D)
         fDf += np.bincount(columns, weights=weighted * values, minlength=D)
-    fLf = np.maximum(fDf - _cross_products(X, W), 0.0)
-    return d, dX, fDf, fLf
+    return dX, fDf
 
 
 # the fixed chunks of rows _cross_products sums separately and then in order: the sum is the
@@ -1056,6 +1093,83 @@ def _cross_products(X, W, use_numba=True):
                             dtype=np.float64).ravel()
     return total
 
+
+
+_pair_kernel = None
+
+
+def _compile_pair_kernel():
+    """numba's compiled ``sum_i sum_j E_ij x_i o y_j`` (:func:`cross_products_between`), or
+    None without numba. One thread: a chunked matrix's tasks are its parallelism."""
+    global _pair_kernel
+    if _pair_kernel is not None:
+        return _pair_kernel or None
+    try:
+        import numba
+    except ImportError:
+        _pair_kernel = False
+        return None
+
+    @numba.njit(cache=True, nogil=True)
+    def kernel(a_indptr, a_indices, a_data, b_indptr, b_indices, b_data, e_indptr, e_indices,
+               e_data, n_features):
+        out = np.zeros(n_features)
+        row = np.zeros(n_features)  # x_i scattered: each neighbour's values read it
+        for i in range(a_indptr.size - 1):
+            if e_indptr[i] == e_indptr[i + 1]:
+                continue
+            for p in range(a_indptr[i], a_indptr[i + 1]):
+                row[a_indices[p]] = a_data[p]
+            for q in range(e_indptr[i], e_indptr[i + 1]):
+                j = e_indices[q]
+                w = e_data[q]
+                for p in range(b_indptr[j], b_indptr[j + 1]):
+                    out[b_indices[p]] += w * b_data[p] * row[b_indices[p]]
+            for p in range(a_indptr[i], a_indptr[i + 1]):
+                row[a_indices[p]] = 0.0
+        return out
+
+    _pair_kernel = kernel
+    return kernel
+
+
+def cross_products_between(A, B, E):
+    """``sum_ij E_ij a_i o b_j`` over the edges ``E`` from the rows of ``A`` to those of
+    ``B``, for every column: one pair of row blocks' part of ``f^T W f``
+    (:func:`graph_quadratic_forms`), float64.
+
+    Parameters
+    ----------
+    A, B : scipy.sparse CSR matrices of shape (n_a, D) and (n_b, D)
+    E : scipy.sparse matrix of shape (n_a, n_b)
+        The edges' weights as they count in the sum (a caller summing each pair of nodes once
+        passes ``2 W_ij`` for ``i != j``).
+
+    Returns
+    -------
+    ndarray of shape (D,)
+
+    Examples
+    --------
+    >>> A = sp.csr_matrix(np.array([[1.0, 2.0]]))
+    >>> B = sp.csr_matrix(np.array([[3.0, 0.0], [1.0, 1.0]]))
+    >>> cross_products_between(A, B, sp.csr_matrix(np.array([[1.0, 2.0]]))).tolist()
+    [5.0, 4.0]
+    """
+    A, B, E = sp.csr_matrix(A), sp.csr_matrix(B), sp.csr_matrix(E)
+    kernel = _compile_pair_kernel()
+    if kernel is not None and E.nnz * B.nnz / max(B.shape[0], 1) > _NUMBA_MIN_WORK:
+        return kernel(A.indptr, A.indices, A.data, B.indptr, B.indices, B.data, E.indptr,
+                      E.indices, E.data.astype(np.float64, copy=False), A.shape[1])
+    n, D = A.shape
+    per_row = max(1.0, B.nnz / max(B.shape[0], 1))
+    rows = max(1, int(_EDGE_BLOCK_VALUES / (per_row * max(1.0, E.nnz / max(n, 1)))))
+    total = np.zeros(D)
+    for start in range(0, n, rows):
+        P = sp.csr_matrix(E[start:start + rows] @ B)
+        total += np.asarray(A[start:start + rows].multiply(P).sum(axis=0),
+                            dtype=np.float64).ravel()
+    return total
 
 def laplacian(W, kind="unnormalized"):
     """Graph Laplacian of a symmetric non-negative affinity, with the degrees.

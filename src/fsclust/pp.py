@@ -71,8 +71,15 @@ def rank_genes(X, method="laplacian", *, normalize=True, min_cells=3, target_sum
 
     Parameters
     ----------
-    X : scipy.sparse matrix or ndarray of shape (n_cells, n_genes)
-        Raw counts (``normalize=True``) or log-normalised values (``normalize=False``).
+    X : scipy.sparse matrix, ndarray or Dask array of shape (n_cells, n_genes)
+        Raw counts (``normalize=True``) or log-normalised values (``normalize=False``). A
+        Dask array of CSR row blocks (a chunked store read lazily,
+        :func:`fsclust.counts.chunked.read_chunked`) is ranked block by block on Dask's
+        scheduler (a ``dask.distributed`` cluster when a ``Client`` is active), with the
+        scores of the matrix in memory, by the methods that take one (the Laplacian score
+        with its graph on principal components, the variance, the deviance); the others
+        refuse it in one line (:mod:`fsclust.counts.chunked`: what runs where, and the
+        memory of each part).
     method : str, default="laplacian"
         A registered method (``fsclust methods``).
     normalize : bool, default=True
@@ -103,25 +110,34 @@ def rank_genes(X, method="laplacian", *, normalize=True, min_cells=3, target_sum
     from fsclust.counts import cells_per_gene, check_counts, graph_genes, normalize_log1p
     from sklearn.utils import get_tags as sk_tags
 
+    from fsclust.counts import chunked
+
     ranker, params = _ranker(method, method_params, random_state)
     tags = sk_tags(ranker).ranker_tags
-    if not sp.issparse(X):
-        X = sp.csr_matrix(np.asarray(X))
-    X = sp.csr_matrix(X)
+    dask = chunked.is_dask_array(X)
+    if dask and not tags.dask_input:
+        from fsclust.rankers.base import _dask_methods
+
+        raise ValueError(f"{method} does not take a Dask array; the methods that do: "
+                         f"{', '.join(_dask_methods())} (or compute X into memory first: "
+                         "X.compute())")
+    if not dask:
+        X = sp.csr_matrix(X if sp.issparse(X) else np.asarray(X))
     n_cells, n_genes = X.shape
     if normalize:
-        X = check_counts(X, source=source, expect_counts=True)
+        X = (chunked.checked_counts(X, source) if dask
+             else check_counts(X, source=source, expect_counts=True))
     elif tags.counts_input:
         raise ValueError(f"{method} models raw counts and normalize=False says {source} is "
                          "already normalised; pass the raw counts (a layer such as "
                          "layer='counts') with normalize=True")
     # in blocks of stored values: a mask of all of them would be a transient of 0.6 times X
-    seen = cells_per_gene(X, positive=True)
+    seen = (chunked.cells_per_gene if dask else cells_per_gene)(X, positive=True)
     kept = np.flatnonzero(seen >= int(min_cells))
     if kept.size < 2:
         raise ValueError(f"{source}: only {kept.size} gene(s) seen in at least min_cells="
                          f"{min_cells} cells; lower min_cells or check the matrix")
-    Xk = X[:, kept] if kept.size < n_genes else X
+    Xk = X if kept.size == n_genes else chunked.take_genes(X, kept) if dask else X[:, kept]
     fitted, graph_note, fallback = graph_genes(Xk, params, min_cells=min_cells,
                                                normalize=normalize,
                                                random_state=_seed(random_state))
@@ -131,7 +147,13 @@ def rank_genes(X, method="laplacian", *, normalize=True, min_cells=3, target_sum
     if fallback:
         warnings.warn(graph_note, stacklevel=2)
     if normalize and not tags.counts_input:
-        Xk = normalize_log1p(Xk, target_sum=target_sum)
+        if dask:  # the totals and their median over all cells, then each block (lazy)
+            from fsclust.counts.preprocess import _target
+
+            totals = chunked.cell_totals(Xk)
+            Xk = chunked.normalize_log1p(Xk, totals, _target(totals, target_sum))
+        else:
+            Xk = normalize_log1p(Xk, target_sum=target_sum)
     ranker.fit(Xk)
     scores = np.full(n_genes, np.nan)
     scores[kept] = ranker.scores_
@@ -191,7 +213,8 @@ def select_features(adata, method="laplacian", n_top_genes=2000, *, layer=None, 
     Parameters
     ----------
     adata : anndata.AnnData
-        Cells in rows; raw counts in ``X`` or in ``layers[layer]``, sparse or dense.
+        Cells in rows; raw counts in ``X`` or in ``layers[layer]``, sparse or dense, or a
+        Dask array of CSR row blocks (:func:`rank_genes`).
     method : str, default="laplacian"
     n_top_genes : int, default=2000
         Genes selected.

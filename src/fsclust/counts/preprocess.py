@@ -302,8 +302,10 @@ def graph_genes(counts, params, *, min_cells=3, normalize=True, random_state=0):
 
     Parameters
     ----------
-    counts : scipy.sparse CSR matrix (cells x genes)
-        The counts of the genes that will be ranked (the ranker's columns).
+    counts : scipy.sparse CSR matrix or Dask array of CSR row blocks (cells x genes)
+        The counts of the genes that will be ranked (the ranker's columns). Of a Dask array
+        only the cells ``seurat_v3`` reads (at most :data:`GRAPH_GENES_MAX_CELLS`) are
+        gathered, into memory (:func:`fsclust.counts.chunked.gather_rows`).
     params : dict
         The ranker's parameters, the preset's included.
     min_cells, normalize
@@ -330,10 +332,13 @@ def graph_genes(counts, params, *, min_cells=3, normalize=True, random_state=0):
         return params, ("graph genes: the input is not counts (normalize=False), so the "
                         "dispersion of its values, not seurat_v3"), True
     n_cells = counts.shape[0]
-    if n_cells > GRAPH_GENES_MAX_CELLS:
-        rows = np.random.RandomState(random_state).choice(n_cells, GRAPH_GENES_MAX_CELLS,
-                                                          replace=False)
-        counts = counts[np.sort(rows)]
+    rows = graph_gene_cells(n_cells, random_state)
+    from .chunked import gather_rows, is_dask_array
+
+    if is_dask_array(counts):
+        counts = gather_rows(counts, np.arange(n_cells) if rows is None else rows)
+    elif rows is not None:
+        counts = counts[rows]
     try:
         mask = _seurat_v3(counts, int(n_top), min_cells)
     except ValueError as err:
@@ -342,6 +347,14 @@ def graph_genes(counts, params, *, min_cells=3, normalize=True, random_state=0):
     where = (f" of {GRAPH_GENES_MAX_CELLS:,} cells drawn with random_state={random_state}"
              if n_cells > GRAPH_GENES_MAX_CELLS else "")
     return params, f"graph genes: seurat_v3's {int(mask.sum())} of the counts{where}", False
+
+
+def graph_gene_cells(n_cells, random_state=0):
+    """The sorted cells :func:`graph_genes` takes ``seurat_v3``'s genes from (None: all)."""
+    if n_cells > GRAPH_GENES_MAX_CELLS:
+        return np.sort(np.random.RandomState(random_state).choice(
+            n_cells, GRAPH_GENES_MAX_CELLS, replace=False))
+    return None
 
 
 def _seurat_v3(X, n_top_genes, min_cells):

@@ -74,6 +74,10 @@ class RankerTags:
         True: the method models raw counts (scanpy's ``seurat_v3`` and Pearson residuals,
         the binomial deviance) and ``fit`` expects the counts; a front door hands it the
         counts and the other methods the normalised, log-transformed data.
+    dask_input : bool, default=False
+        True: ``fit`` also takes a Dask array of CSR row blocks (cells in rows; the counts
+        of a chunked store, :mod:`fsclust.counts.chunked`) and gives the scores of the
+        matrix in memory, each task holding one or two row blocks (``_score_dask``).
     """
 
     nested_selection: bool = True
@@ -82,6 +86,7 @@ class RankerTags:
     max_features: int | None = None
     max_smaller_side: int | None = None
     counts_input: bool = False
+    dask_input: bool = False
 
 
 @dataclasses.dataclass(slots=True)
@@ -132,6 +137,20 @@ def _scalable_methods():
         # the count models (scanpy's flavors, the deviance) are no alternative for a table
         if tags.sparse_input and tags.max_samples is None and not tags.counts_input:
             names.append(name)
+    return names
+
+
+def _dask_methods():
+    """The registered methods whose ``fit`` takes a Dask array (:class:`RankerTags`)."""
+    from ..registry import method_names_by_role, ranker_class
+
+    names = []
+    for name in method_names_by_role("method"):
+        try:
+            if get_tags(ranker_class(name)()).ranker_tags.dask_input:
+                names.append(name)
+        except Exception:  # a method whose optional dependency is missing
+            continue
     return names
 
 
@@ -636,6 +655,10 @@ class FeatureRanker(SelectorMixin, BaseEstimator):
         -------
         self
         """
+        from ..counts.chunked import is_dask_array
+
+        if is_dask_array(X):
+            return self._fit_dask(X)
         # C order: rows (samples) contiguous, as the neighbour searches, the sparse W @ X
         # products and the Gram rows read them; an F-ordered input (scipy.io.loadmat gives
         # one) costs one copy, not one per later call. X itself is not copied: no ranker
@@ -660,10 +683,44 @@ class FeatureRanker(SelectorMixin, BaseEstimator):
         # before _score, which may use it (and must not recompute it)
         self.constant_mask_ = constant_features(X)
         scores = np.asarray(self._score(X, rng), dtype=np.float64)
-        if scores.shape != (X.shape[1],):
+        self._rank_scores(scores, X.shape[1])
+        self._post_fit(X)
+        self._n_selected()  # a bad n_features_to_select fails here, not later in transform
+        return self
+
+    def _fit_dask(self, X):
+        """``fit`` of a Dask array of CSR row blocks: the same scores and ranking as of the
+        matrix in memory, from the ranker's ``_score_dask``; a ranker without
+        :class:`RankerTags` ``dask_input`` refuses in one line naming those with it."""
+        from ..counts import chunked
+
+        if not get_tags(self).ranker_tags.dask_input:
+            raise ValueError(f"{type(self).__name__} does not take a Dask array; the methods "
+                             f"that do: {', '.join(_dask_methods())} (or compute X into "
+                             "memory first: X.compute())")
+        if X.ndim != 2 or len(X.chunks[1]) != 1:
+            raise ValueError(f"{type(self).__name__}: a Dask array of row blocks with every "
+                             f"column in each block, got chunks {X.chunks!r:.80}; rechunk it "
+                             "with X.rechunk({1: -1})")
+        if X.shape[0] < 2:
+            raise ValueError(f"{type(self).__name__}: at least 2 samples, got {X.shape[0]}")
+        self.n_features_in_ = int(X.shape[1])
+        hi, lo = chunked.column_extremes(X)
+        scale = np.maximum(1.0, np.maximum(np.abs(hi), np.abs(lo)))
+        self.constant_mask_ = (hi - lo) <= 1e-12 * scale  # constant_features' rule
+        self._rank_scores(np.asarray(self._score_dask(X), dtype=np.float64), X.shape[1])
+        self._n_selected()
+        return self
+
+    def _score_dask(self, X):
+        raise NotImplementedError
+
+    def _rank_scores(self, scores, n_features):
+        """Set ``scores_``, ``feature_order_`` and ``ranking_`` (after ``constant_mask_``)."""
+        if scores.shape != (n_features,):
             raise RuntimeError(
                 f"{type(self).__name__}._score returned shape {scores.shape}, "
-                f"expected ({X.shape[1]},)."
+                f"expected ({n_features},)."
             )
         self.scores_ = scores
         if all_scores_tied(scores, self.constant_mask_):
@@ -673,12 +730,9 @@ class FeatureRanker(SelectorMixin, BaseEstimator):
             warnings.warn(
                 f"{type(self).__name__}: all {ranked.size} scores are equal "
                 f"({float(ranked[0]):.6g}); the ranking is the column order, not the method's",
-                RuntimeWarning, stacklevel=3)  # past _fit_context's wrapper, to the caller
+                RuntimeWarning, stacklevel=4)  # past fit and its wrapper, to the caller
         self._set_feature_order(
             ranking_from_scores(scores, self.higher_is_better, self.constant_mask_))
-        self._post_fit(X)
-        self._n_selected()  # a bad n_features_to_select fails here, not later in transform
-        return self
 
     def _score(self, X, rng):
         raise NotImplementedError

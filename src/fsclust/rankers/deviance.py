@@ -62,16 +62,30 @@ def deviance(X, family="binomial"):
     if not X.has_canonical_format:  # a count split over duplicated entries is one count
         X = X.copy()
         X.sum_duplicates()
+    totals, gene_sums = _totals(X)
+    N = totals.sum()
+    if N == 0:
+        return np.zeros(X.shape[1])
+    pi = gene_sums / N
+    stored, covered = _stored_terms(X, totals, pi, family)
+    return _deviance_from(stored, covered, pi, N, family)
+
+
+def _totals(X):
+    """``(n_i of each cell, the sum of each gene)`` of the CSR counts ``X``."""
     n, d = X.shape
     totals = np.zeros(n)  # n_i
     gene_sums = np.zeros(d)
     for rows, cell, gene, y in _blocks(X):
         totals[rows] = np.bincount(cell, weights=y, minlength=rows.stop - rows.start)
         gene_sums += np.bincount(gene, weights=y, minlength=d)
-    N = totals.sum()
-    if N == 0:
-        return np.zeros(d)
-    pi = gene_sums / N
+    return totals, gene_sums
+
+
+def _stored_terms(X, totals, pi, family):
+    """The sum over each gene's non-zero counts of their deviance terms, and of their cells'
+    totals (a block of rows, with its cells' ``totals``, gives its part)."""
+    d = X.shape[1]
     stored = np.zeros(d)  # the sum over the gene's non-zero counts of their terms
     covered = np.zeros(d)  # ... and of their cells' totals n_i
     for rows, cell, gene, y in _blocks(X):
@@ -91,6 +105,11 @@ def deviance(X, family="binomial"):
             terms += y * np.log(y / mu)
         stored += np.bincount(gene, weights=terms, minlength=d)
         covered += np.bincount(gene, weights=n_i, minlength=d)
+    return stored, covered
+
+
+def _deviance_from(stored, covered, pi, N, family):
+    """:func:`deviance` from the sums over the stored counts."""
     # the cells where the gene is zero hold N - covered of the counts
     zero_totals = np.maximum(N - covered, 0.0)
     if family == "poisson":
@@ -191,8 +210,38 @@ class BinomialDeviance(FeatureRanker):
         tags.input_tags.positive_only = True
         tags.ranker_tags.sparse_input = True
         tags.ranker_tags.counts_input = True
+        tags.ranker_tags.dask_input = True
         return tags
 
     def _score(self, X, rng):
         check_count_values(X, type(self).__name__, integers=self.check_values)
         return deviance(X, self.family)
+
+    def _score_dask(self, X):
+        # deviance()'s two passes over the row blocks: the totals, then the stored terms
+        from ..counts.chunked import map_blocks_in_order, sum_over_blocks
+
+        name, integers = type(self).__name__, self.check_values
+        parts = map_blocks_in_order(_checked_totals, X, shared=(name, integers))
+        totals = np.concatenate([part[0] for part in parts])
+        gene_sums = np.zeros(X.shape[1])
+        for part in parts:  # in block order: the same sum whatever the scheduling
+            gene_sums += part[1]
+        N = totals.sum()
+        if N == 0:
+            return np.zeros(X.shape[1])
+        pi = gene_sums / N
+        offsets = np.cumsum((0,) + X.chunks[0])
+        stored, covered = sum_over_blocks(
+            _stored_terms, X, per_block=([totals[a:b] for a, b in zip(offsets, offsets[1:])],),
+            shared=(pi, self.family))
+        return _deviance_from(stored, covered, pi, N, self.family)
+
+
+def _checked_totals(X, name, integers):
+    """A block's :func:`_totals`, after its values are checked as ``fit`` checks them."""
+    check_count_values(X, name, integers=integers)
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    return _totals(X)

@@ -170,14 +170,39 @@ class GraphOnPCA:
         """The kNN graph on ``n_pcs`` principal components of the ``graph_features`` most
         variable features (all when there are at most that many)."""
         features = graph_prefilter_features(X, self.graph_features, self.graph_prefilter)
+        return pca_knn_graph(X, n_neighbors=n_neighbors, n_pcs=self.n_pcs, features=features,
+                             weight="heat" if self.weight == "heat" else "binary",
+                             random_state=self._graph_seed())
+
+    def _pca_graph_dask(self, X, n_neighbors):
+        """:meth:`_pca_graph` of a Dask array of CSR row blocks: the same graph
+        (:func:`fsclust.counts.chunked.pca_knn_graph`); the features given as column
+        indices or all of them (a prefilter by variance or dispersion is refused)."""
+        from ..counts import chunked
+
+        d = X.shape[1]
+        features = self.graph_features
+        if features is None or isinstance(features, (int, np.integer)) and features >= d:
+            features = np.arange(d)
+        elif isinstance(features, (int, np.integer)):
+            raise ValueError(f"{type(self).__name__} on a Dask array takes graph_features as "
+                             "column indices (fsclust.pp.rank_genes passes seurat_v3's genes) "
+                             f"or None, not a number of {self.graph_prefilter} genes")
+        else:
+            features = graph_prefilter_features(sp.csr_matrix((2, d)), features)
+        return chunked.pca_knn_graph(X, n_neighbors=n_neighbors, n_pcs=self.n_pcs,
+                                     features=features,
+                                     weight="heat" if self.weight == "heat" else "binary",
+                                     random_state=self._graph_seed())
+
+    def _graph_seed(self):
+        """``random_state`` as the int seed of the graph's subsample and neighbour search."""
         seed = self.random_state
         seed = 0 if seed is None else seed
         if not isinstance(seed, (int, np.integer)):
             seed = int(np.random.RandomState(seed).randint(2**31 - 1)) if not isinstance(
                 seed, np.random.RandomState) else int(seed.randint(2**31 - 1))
-        return pca_knn_graph(X, n_neighbors=n_neighbors, n_pcs=self.n_pcs, features=features,
-                             weight="heat" if self.weight == "heat" else "binary",
-                             random_state=int(seed))
+        return int(seed)
 
 VARIANTS = ("full", "numerator")
 
@@ -337,6 +362,7 @@ class LaplacianScore(GraphOnPCA, FeatureRanker):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.ranker_tags.sparse_input = True
+        tags.ranker_tags.dask_input = True  # with graph="pca"
         return tags
 
     def _scores_use_random_state(self):
@@ -347,6 +373,20 @@ class LaplacianScore(GraphOnPCA, FeatureRanker):
         X = self._check_graph(X)
         W, self.t_ = self._graph(X)
         return laplacian_score(X, W, variant=self.variant, constant=self.constant_mask_)
+
+    def _score_dask(self, X):
+        # graph="pca" only: the graph on the data reads all n^2 pairs of cells
+        if self.graph != "pca":
+            raise ValueError(f"{type(self).__name__} on a Dask array needs graph='pca' (the "
+                             f"kNN graph on principal components), got graph={self.graph!r}")
+        if self.weight == "cosine":
+            raise ValueError("graph='pca' has binary or heat weights; weight='cosine' is "
+                             "for graph='data' with metric='cosine'.")
+        from ..counts.chunked import graph_quadratic_forms as chunked_forms
+
+        W = self._pca_graph_dask(X, self.n_neighbors or 15)
+        self.t_ = None
+        return _laplacian_from_forms(*chunked_forms(X, W), self.variant, self.constant_mask_)
 
     def _graph(self, X):
         if self.graph == "pca":
@@ -461,10 +501,14 @@ def _laplacian_score_sparse(X, W, variant, constant):
     """:func:`laplacian_score` of a sparse ``X``: ``f~^T L f~ = f^T L f`` (``L 1 = 0``) and
     ``f~^T D_g f~ = f^T D_g f - (d^T f)^2 / 1^T d``, from
     :func:`fsclust.graphs.graph_quadratic_forms`; ``X`` is never densified nor centred."""
-    d, dX, fDf, num = graph_quadratic_forms(X, W)
-    den = fDf - dX**2 / d.sum()
     if constant is None:
         constant = constant_features(X)
+    return _laplacian_from_forms(*graph_quadratic_forms(X, W), variant, constant)
+
+
+def _laplacian_from_forms(d, dX, fDf, num, variant, constant):
+    """The Laplacian score from :func:`fsclust.graphs.graph_quadratic_forms`'s terms."""
+    den = fDf - dX**2 / d.sum()
     if variant == "numerator":
         scores = 2.0 * num
         scores[constant] = 0.0
@@ -474,6 +518,6 @@ def _laplacian_score_sparse(X, W, variant, constant):
     # the subtraction above leaves round-off of the order eps f^T D f: a feature whose
     # weighted variance is below that is degenerate (constant on the graph's support)
     degenerate = constant | ~(den > 1e-12 * fDf)
-    scores = np.full(X.shape[1], np.inf)
+    scores = np.full(den.shape[0], np.inf)
     scores[~degenerate] = num[~degenerate] / den[~degenerate]
     return scores
