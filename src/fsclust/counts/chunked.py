@@ -24,8 +24,8 @@ Memory. Each task holds one row block, or two for the graph's products: the quad
 each pair's edges in one task (:func:`graph_quadratic_forms`). A task computes its blocks
 itself from the store (:func:`map_blocks_in_order`): no block is kept for another task, so a
 worker's peak is set by the block size, not by the number of cells, at the price of reading
-each block once per pair (``n_blocks + 1`` times for the graph). The process that calls
-holds what is not chunked: the per-cell vectors (totals, ``8 n`` bytes), the gathered
+each block about ``n_blocks / 2`` times for the graph (:data:`PAIRS_PER_TASK`). The process
+that calls holds what is not chunked: the per-cell vectors (totals, ``8 n`` bytes), the gathered
 subsamples (at most 100,000 cells of counts of the kept genes for ``seurat_v3``, 20,000 cells
 of the graph's genes for the covariance), the embedding (``n x n_pcs`` float64: 400 bytes a
 cell, 4 GB at 10^7 cells), the kNN search on it (pynndescent, one node) and the graph
@@ -35,6 +35,7 @@ cell, 4 GB at 10^7 cells), the kNN search on it (pynndescent, one node) and the 
 from __future__ import annotations
 
 import sys
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -336,13 +337,21 @@ def pca_knn_graph(X, n_neighbors=15, *, n_pcs=50, features=None, weight="binary"
     return embedding_knn_graph(E, n_neighbors, weight=weight, random_state=random_state)
 
 
-def _pair(A, B, edges):
-    return cross_products_between(A, A if B is None else B, edges)
+#: Pairs of row blocks ``(a, b)`` one task of :func:`graph_quadratic_forms` sums, block
+#: ``a`` read once for them and each ``b`` in turn (two blocks in memory at a time): each block
+#: is read about ``1 + n_blocks / 2 + n_blocks / PAIRS_PER_TASK`` times instead of
+#: ``n_blocks + 1``, with tasks enough for the workers.
+PAIRS_PER_TASK = 4
 
 
-def _run_pair(block_a, block_b, edges):
+def _run_pairs(block_a, blocks_b, edges):
+    """``sum_b cross_products_between(A, B_b, E_ab)`` in the order given (``None``: ``a``)."""
     A = block_a.load()
-    return _pair(A, None if block_b is None else block_b.load(), edges)
+    total = None
+    for block_b, E in zip(blocks_b, edges):
+        part = cross_products_between(A, A if block_b is None else block_b.load(), E)
+        total = part if total is None else total + part
+    return total
 
 
 def graph_quadratic_forms(X, W):
@@ -352,8 +361,9 @@ def graph_quadratic_forms(X, W):
     its cells' degrees); ``f^T W f`` over the pairs of blocks ``(a, b)``, ``a <= b``, that
     share an edge: the task of a pair computes both blocks and sums ``2 W_ij f_i f_j`` over
     its edges ``i < j`` (``i`` in ``a``, ``j`` in ``b``;
-    :func:`fsclust.graphs.cross_products_between`), at most two blocks in memory. The pairs'
-    sums are added in the order of ``(a, b)`` whatever the scheduling.
+    :func:`fsclust.graphs.cross_products_between`), at most two blocks in memory (a task
+    takes up to :data:`PAIRS_PER_TASK` pairs of the same ``a``). The pairs' sums are added
+    in the order of ``(a, b)`` whatever the scheduling.
     """
     import dask
 
@@ -368,13 +378,20 @@ def graph_quadratic_forms(X, W):
     per_a = []
     for a in range(len(blocks)):
         rows = upper[offsets[a]:offsets[a + 1]]
-        tasks = []
+        pairs = []
         for b in range(a, len(blocks)):
             edges = sp.csr_matrix(rows[:, offsets[b]:offsets[b + 1]])
             if edges.nnz:
-                tasks.append(dask.delayed(_run_pair, pure=False)(
-                    blocks[a], None if b == a else blocks[b], edges))
+                pairs.append((None if b == a else blocks[b], edges))
+        tasks = [dask.delayed(_run_pairs, pure=False)(
+                     blocks[a], [pair[0] for pair in group], [pair[1] for pair in group])
+                 for group in (pairs[i:i + PAIRS_PER_TASK]
+                               for i in range(0, len(pairs), PAIRS_PER_TASK))]
         if tasks:
             per_a.append(dask.delayed(_add_in_order, pure=False)(tasks))
-    cross = _add_in_order(list(dask.compute(*per_a))) if per_a else np.zeros(X.shape[1])
+    with warnings.catch_warnings():
+        # the edges travel in the graph (12 bytes an edge: 18 MiB at 10^5 cells), as they must
+        warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
+        parts = list(dask.compute(*per_a))
+    cross = _add_in_order(parts) if parts else np.zeros(X.shape[1])
     return d, dX, fDf, np.maximum(fDf - cross, 0.0)
