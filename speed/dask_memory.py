@@ -72,7 +72,7 @@ def run(path, block_cells, workers, memory_limit, method):
     from fsclust.pp import rank_genes
 
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                      memory_limit=memory_limit, dashboard_address=None) as cluster, \
+                      memory_limit=memory_limit, dashboard_address=":0") as cluster, \
             Client(cluster) as client:
         before = client.run(_start_sampler)
         caller = _start_sampler()

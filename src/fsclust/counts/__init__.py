@@ -7,7 +7,9 @@
   optionally keeps scanpy's ``seurat_v3`` highly variable genes (:func:`filter_genes`,
   :func:`normalize_total`, :func:`log1p`, :func:`normalize_log1p`, named after scanpy's);
 - :func:`synthetic_counts` and :func:`write_synthetic_h5ad` draw counts with planted cell
-  types and marker genes, in memory proportional to the non-zeros.
+  types and marker genes, in memory proportional to the non-zeros;
+- :func:`read_chunked` reads a chunked store lazily, a Dask array of CSR row blocks, which
+  :mod:`fsclust.counts.chunked` ranks past one machine's memory (dask is imported only there).
 
 No function builds a dense cells x genes array. scanpy (``pip install 'fsclust[singlecell]'``)
 is imported only by the functions that need it; importing this package imports none of its
@@ -20,6 +22,7 @@ from fsclust._lazy import lazy_exports
 _EXPORTS = {
     "cells_per_gene": "preprocess",
     "check_counts": "read",
+    "read_chunked": "chunked",
     "read_counts": "read",
     "filter_genes": "preprocess",
     "graph_genes": "preprocess",
