@@ -132,7 +132,9 @@ def test_objective_never_increases(shape, alpha):
                                            tol=0.0).fit(X))
 
 
-@pytest.mark.parametrize("shape", [(40, 15), (30, 90)])
+# the wide shape 30 x 60, not 30 x 90: the same push-through route (d > n), converged in
+# 494 steps instead of 4037
+@pytest.mark.parametrize("shape", [(40, 15), (30, 60)])
 def test_converged_pair_is_a_fixed_point(shape):
     # Y spans the m smallest eigenvectors of K(E(W)) and W is the ridge of Y at E(W)
     X = np.random.RandomState(9).randn(*shape)
