@@ -71,9 +71,8 @@ def test_the_choice_is_what_choose_reads_from_the_table(fitted):
         selector.n_features_, selector.n_clusters_)
 
 
-def test_labels_never_enter_the_choice():
-    X, y = _blocks(seed=1)
-    plain = LabelFreeSelector(**SMALL).fit(X)
+def test_labels_never_enter_the_choice(fitted):
+    X, y, plain = fitted  # fitted without labels
     given = LabelFreeSelector(**SMALL).fit(X, np.random.RandomState(0).permutation(y))
     assert (plain.n_features_, plain.n_clusters_) == (given.n_features_, given.n_clusters_)
     np.testing.assert_array_equal(plain.labels_, given.labels_)
@@ -274,7 +273,7 @@ def test_the_default_grid_runs_geometrically_to_all_features():
     assert default_feature_grid(4).tolist() == [4]
 
 
-def test_the_excess_over_null_data_is_the_stability_minus_that_of_permuted_features():
+def test_the_excess_over_null_data_is_the_stability_minus_that_of_permuted_features(fitted):
     X, y = _blocks(seed=8)
     # 12 subsamples, not SMALL's 8: with 8 (and 3 k-means restarts per subsample) the null
     # stability's error is wide enough (0.13) that the one-SE rule's largest K takes K = 4
@@ -286,8 +285,9 @@ def test_the_excess_over_null_data_is_the_stability_minus_that_of_permuted_featu
     # the informative block's groups are structure the null data lack; noise alone is not
     assert selector.n_clusters_ == 3
     assert set(np.flatnonzero(selector.get_support())) <= set(range(6))
+    # a selector of another criterion computes no excess (the module's, of the same SMALL)
     with pytest.raises(ValueError, match="no 'excess' column"):
-        choose(LabelFreeSelector(**SMALL).fit(X).criteria_, "excess")
+        choose(fitted[2].criteria_, "excess")
 
 
 def test_null_data_keep_each_feature_and_lose_their_joint_structure():
