@@ -322,3 +322,63 @@ def test_linear_rankers_take_single_cell_sized_sparse_input(monkeypatch):
         assert get_tags(ranker).ranker_tags.sparse_input
         assert size_bounds(ranker) == (None, None)
         assert ranker.fit(X).scores_.shape == (d,)
+
+
+# --- the memory a fit of sparse input takes (RankerTags.sparse_memory) -------------------
+
+def _sparse_rankers():
+    """(name, ranker) of every registered method that keeps sparse input sparse."""
+    from fsclust.registry import make_ranker
+
+    found = []
+    for name in method_names_by_role("method"):
+        try:
+            ranker = make_ranker(name)
+        except ImportError:
+            continue
+        if get_tags(ranker).ranker_tags.sparse_input:
+            found.append((name, ranker))
+    return found
+
+
+def test_every_sparse_method_declares_its_measured_memory():
+    # (the random control, role "control", is an order of the columns: nothing the size of X)
+    declared = {name: get_tags(r).ranker_tags.sparse_memory for name, r in _sparse_rankers()}
+    assert {"laplacian", "spec", "mcfs", "variance", "deviance"} <= set(declared)
+    assert all(f is not None and 0 < f <= 4 for f in declared.values()), declared
+    # the flavors that copy the values (seurat, Pearson residuals) need more than the others
+    if "hvg_seurat" in declared:
+        assert declared["hvg_seurat"] > declared["hvg_seurat_v3"]
+        assert declared["hvg_pearson_residuals"] > declared["hvg_cell_ranger"]
+
+
+def test_a_sparse_fit_beyond_the_available_memory_is_refused_in_one_line(monkeypatch):
+    from fsclust.rankers import _bounds
+
+    X = sp.random(50, 40, density=0.2, format="csr", random_state=0, dtype=np.float64)
+    X.data = np.ceil(X.data * 5)  # counts, for the count models
+    size = _bounds.sparse_nbytes(X)
+    variance = VarianceScore()
+    factor = get_tags(variance).ranker_tags.sparse_memory
+    # just below what the fit needs: refused before any work, in one line naming leaner ones
+    monkeypatch.setattr(_bounds, "available_memory", lambda: int(factor * size) - 1)
+    with pytest.raises(SizeBoundError) as err:
+        variance.fit(X)
+    message = str(err.value)
+    assert "\n" not in message and "VarianceScore needs about" in message
+    assert "deviance" in message and "laplacian" not in message  # only the leaner methods
+    # just enough, and a machine whose free memory cannot be read: fitted
+    monkeypatch.setattr(_bounds, "available_memory", lambda: int(factor * size) + 1)
+    assert variance.fit(X).scores_.shape == (40,)
+    monkeypatch.setattr(_bounds, "available_memory", lambda: None)
+    assert variance.fit(X).scores_.shape == (40,)
+
+
+def test_sparse_nbytes_counts_the_three_arrays_of_csr_and_csc():
+    from fsclust.rankers._bounds import sparse_nbytes
+
+    X = sp.random(30, 20, density=0.3, format="csr", random_state=1, dtype=np.float32)
+    expected = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
+    assert sparse_nbytes(X) == expected
+    C = X.tocsc()
+    assert sparse_nbytes(C) == C.data.nbytes + C.indices.nbytes + C.indptr.nbytes

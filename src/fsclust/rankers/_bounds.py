@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 #: The memory the square arrays of one fit may take.
 MEMORY_BUDGET = 4 * 2**30
 
@@ -47,3 +49,38 @@ def linear_bound(n_arrays, length, itemsize=8, budget=MEMORY_BUDGET):
     160000
     """
     return round_down(budget / (itemsize * n_arrays * length))
+
+
+def available_memory():
+    """Bytes of memory this machine can still give without swapping (Linux's
+    ``MemAvailable``), or None where it cannot be read (the memory check is then skipped).
+
+    Examples
+    --------
+    >>> m = available_memory()
+    >>> m is None or m > 0
+    True
+    """
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def sparse_nbytes(X):
+    """Bytes of a scipy.sparse matrix's arrays (values, indices and row pointers; COO's
+    coordinates): the size its fit's memory factor multiplies.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> sparse_nbytes(sp.csr_matrix(np.eye(3, dtype=np.float32)))  # 3 values, 3 indices, 4 pointers
+    40
+    """
+    arrays = ("data", "indices", "indptr", "row", "col", "offsets")
+    return int(sum(getattr(X, name).nbytes for name in arrays
+                   if isinstance(getattr(X, name, None), np.ndarray)))

@@ -74,6 +74,13 @@ class RankerTags:
         True: the method models raw counts (scanpy's ``seurat_v3`` and Pearson residuals,
         the binomial deviance) and ``fit`` expects the counts; a front door hands it the
         counts and the other methods the normalised, log-transformed data.
+    sparse_memory : float or None, default=None
+        The memory a fit of sparse input takes beyond the input, as a multiple of the input's
+        bytes (values, indices, row pointers), measured at 10^5 and 10^6 cells
+        (``speed/singlecell_scale.py``: the peak above the interpreter and the counts). Where
+        that exceeds the memory this machine has available, ``fit`` refuses in one line
+        (:class:`SizeBoundError`) instead of dying of the out-of-memory killer, naming the
+        methods that need less. None: not measured, not checked.
     dask_input : bool, default=False
         True: ``fit`` also takes a Dask array of CSR row blocks (cells in rows; the counts
         of a chunked store, :mod:`fsclust.counts.chunked`) and gives the scores of the
@@ -86,6 +93,7 @@ class RankerTags:
     max_features: int | None = None
     max_smaller_side: int | None = None
     counts_input: bool = False
+    sparse_memory: float | None = None
     dask_input: bool = False
 
 
@@ -175,11 +183,47 @@ def _check_size(ranker, X):
             f"and n_features (it builds min(n, d) x min(n, d) arrays) and got {n:,} x {d:,}; "
             f"subsample the samples or prefilter the features (e.g. the top ones by "
             f"variance), or use a method that scales ({', '.join(_scalable_methods())}).")
+    if sp.issparse(X) and tags.sparse_input and tags.sparse_memory is not None:
+        _check_memory(name, tags.sparse_memory, X)
     if sp.issparse(X) and not tags.sparse_input and n * d > DENSIFY_MAX_ENTRIES:
         raise SizeBoundError(
             f"{name} works on dense arrays and this sparse {n:,} x {d:,} input would take "
             f"{n * d * 8 / 2**30:.1f} GiB dense; use a method that keeps sparse input sparse "
             f"({', '.join(_scalable_methods())}) or prefilter the features.")
+
+
+def _check_memory(name, factor, X):
+    """Refuse a sparse ``X`` whose fit would take more than the available memory
+    (:attr:`RankerTags.sparse_memory` times ``X``'s bytes): one line, not the out-of-memory
+    killer. The refusal depends on the machine (its free memory), never a result."""
+    from ._bounds import available_memory, sparse_nbytes
+
+    size = sparse_nbytes(X)
+    need = factor * size
+    available = available_memory()
+    if available is None or need <= available:
+        return
+    leaner = ", ".join(_leaner_methods(factor)) or "none registered"
+    raise SizeBoundError(
+        f"{name} needs about {need / 2**30:.1f} GiB beyond its {size / 2**30:.1f} GiB sparse "
+        f"input ({factor:g} times it, measured) and this machine has {available / 2**30:.1f} "
+        f"GiB available; use a method that needs less ({leaner}), subsample the cells, or a "
+        f"machine with more memory.")
+
+
+def _leaner_methods(factor):
+    """The registered methods whose fits of sparse input need less than ``factor`` times it."""
+    from ..registry import make_ranker, method_names_by_role
+
+    names = []
+    for name in method_names_by_role("method"):
+        try:
+            tags = get_tags(make_ranker(name)).ranker_tags
+        except Exception:  # a method whose optional dependency is missing, or needs arguments
+            continue
+        if tags.sparse_input and tags.sparse_memory is not None and tags.sparse_memory < factor:
+            names.append(name)
+    return names
 
 
 def nested_selection(ranker):

@@ -27,6 +27,14 @@ FLAVORS = ("seurat_v3", "seurat", "cell_ranger", "pearson_residuals")
 _LOG_FLAVORS = ("seurat", "cell_ranger")
 
 #: The column of scanpy's table each flavor selects its ``n_top_genes`` by (larger first).
+#: The memory a fit takes beyond its sparse counts, as a multiple of them (RankerTags
+#: ``sparse_memory``): MEASURED with speed/singlecell_scale.py (the peak above the interpreter,
+#: 0.45 GB, and the counts; 7 % non-zero at 10^5 cells, 5 % at 10^6): seurat_v3 0.95 and 1.02,
+#: cell_ranger 0.96 and 1.01, seurat 2.45 at 10^5 (at 10^6 the out-of-memory killer stopped
+#: it at 21 GB on a 24 GB machine: scanpy's copies of the values), Pearson residuals 2.95 at
+#: 10^5 (its dense residuals in chunks of genes)
+SPARSE_MEMORY = {"seurat_v3": 1.1, "cell_ranger": 1.1, "seurat": 2.5, "pearson_residuals": 3.0}
+
 SCORE_COLUMNS = {"seurat_v3": "variances_norm", "seurat": "dispersions_norm",
                  "cell_ranger": "dispersions_norm", "pearson_residuals": "residual_variances"}
 
@@ -272,6 +280,7 @@ class HighlyVariableGenes(FeatureRanker):
         tags.input_tags.positive_only = True
         tags.ranker_tags.sparse_input = True
         tags.ranker_tags.counts_input = True
+        tags.ranker_tags.sparse_memory = SPARSE_MEMORY.get(self.flavor)
         return tags
 
     def _score(self, X, rng):
