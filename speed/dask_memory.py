@@ -30,30 +30,35 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "results" / "speed" / "singlecell_data"
 OUT = ROOT / "results" / "speed" / "dask_memory.tsv"
 
-_peak = {"value": 0, "stop": None}
+class Sampler:
+    """This process's peak resident memory, sampled every 20 ms by a thread until stopped."""
+
+    def __init__(self):
+        import psutil
+
+        self.process = psutil.Process()
+        self.start = self.peak = self.process.memory_info().rss
+        self.stop_event = threading.Event()
+        threading.Thread(target=self._sample, daemon=True).start()
+
+    def _sample(self):
+        while not self.stop_event.is_set():
+            self.peak = max(self.peak, self.process.memory_info().rss)
+            self.stop_event.wait(0.02)
+
+    def stop(self):
+        self.stop_event.set()
+        return self.peak
 
 
-def _start_sampler():
-    """In a worker: sample this process's resident memory until stopped (a thread)."""
-    import psutil
-
-    process = psutil.Process()
-    _peak["value"] = process.memory_info().rss
-    stop = threading.Event()
-    _peak["stop"] = stop
-
-    def sample():
-        while not stop.is_set():
-            _peak["value"] = max(_peak["value"], process.memory_info().rss)
-            stop.wait(0.02)
-
-    threading.Thread(target=sample, daemon=True).start()
-    return _peak["value"]
+def _start_sampler(dask_worker):
+    """In a worker (client.run): its sampler, kept on the worker object (nothing pickled)."""
+    dask_worker.fsclust_sampler = Sampler()
+    return dask_worker.fsclust_sampler.start
 
 
-def _stop_sampler():
-    _peak["stop"].set()
-    return _peak["value"]
+def _stop_sampler(dask_worker):
+    return dask_worker.fsclust_sampler.stop()
 
 
 def store(cells, density):
@@ -75,14 +80,13 @@ def run(path, block_cells, workers, memory_limit, method):
                       memory_limit=memory_limit, dashboard_address=":0") as cluster, \
             Client(cluster) as client:
         before = client.run(_start_sampler)
-        caller = _start_sampler()
+        caller = Sampler()
         lazy = read_chunked(path, block_cells=block_cells)
         start = time.perf_counter()
         rank_genes(lazy.X, method)
         seconds = time.perf_counter() - start
         peaks = client.run(_stop_sampler)
-        caller_peak = _stop_sampler()
-        return lazy.X, before, peaks, caller, caller_peak, seconds
+        return lazy.X, before, peaks, caller.start, caller.stop(), seconds
 
 
 def main():

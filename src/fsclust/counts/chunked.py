@@ -175,7 +175,28 @@ def map_blocks_in_order(func, X, *, per_block=(), shared=()):
     tasks = [dask.delayed(_run, pure=False)(func, block, *[items[k] for items in per_block],
                                             *shared)
              for k, block in enumerate(_blocks(X))]
-    return list(dask.compute(*tasks))
+    return _compute(tasks)
+
+
+def _compute(tasks):
+    """The results of ``tasks`` in their order. On a ``dask.distributed`` cluster each is
+    fetched as soon as it is done and released: the workers do not hold every block's result
+    until the last is done (the embedding's ``n x n_pcs`` would grow with ``n`` there)."""
+    import dask
+
+    try:
+        from distributed import as_completed, default_client
+
+        client = default_client()
+    except (ImportError, ValueError):  # no distributed, or no client: Dask's own scheduler
+        return list(dask.compute(*tasks))
+    futures = client.compute(tasks)
+    where = {future.key: i for i, future in enumerate(futures)}
+    results = [None] * len(futures)
+    for future in as_completed(futures):
+        results[where[future.key]] = future.result()
+        future.release()
+    return results
 
 
 def _add_in_order(parts):
@@ -392,6 +413,6 @@ def graph_quadratic_forms(X, W):
     with warnings.catch_warnings():
         # the edges travel in the graph (12 bytes an edge: 18 MiB at 10^5 cells), as they must
         warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
-        parts = list(dask.compute(*per_a))
+        parts = _compute(per_a)
     cross = _add_in_order(parts) if parts else np.zeros(X.shape[1])
     return d, dX, fDf, np.maximum(fDf - cross, 0.0)
