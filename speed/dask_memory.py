@@ -104,7 +104,7 @@ def main():
     for cells in map(int, args.cells.split(",")):
         path = store(cells, args.density)
         for block in map(int, args.block_cells.split(",")):
-            X, before, peaks, caller, caller_peak, seconds = run(
+            X, before, peaks, _, caller_peak, seconds = run(
                 path, block, args.workers, args.memory_limit, args.method)
             worker_peaks = [peaks[w] / gib for w in sorted(peaks)]
             worker_before = [before[w] / gib for w in sorted(before)]

@@ -12,9 +12,9 @@ import scipy.sparse as sp
 pytest.importorskip("dask.distributed")
 anndata = pytest.importorskip("anndata")
 
-from fsclust.counts import synthetic_counts  # noqa: E402
-from fsclust.counts.chunked import read_chunked  # noqa: E402
-from fsclust.pp import rank_genes, select_features  # noqa: E402
+from fsclust.counts import synthetic_counts
+from fsclust.counts.chunked import read_chunked
+from fsclust.pp import rank_genes, select_features
 
 RTOL = 1e-10
 
@@ -90,7 +90,7 @@ def test_select_features_on_a_lazy_anndata_writes_the_in_memory_ranks(client, st
 
 
 def test_methods_without_a_dask_path_refuse_it_in_one_line_naming_those_with_one(stores):
-    adata, paths = stores
+    _, paths = stores
     lazy = read_chunked(paths["h5ad"], block_cells=500)
     with pytest.raises(ValueError, match=r"^spec does not take a Dask array; the methods that "
                        r"do: .*laplacian.*variance") as err:

@@ -1157,8 +1157,10 @@ def cross_products_between(A, B, E):
     [5.0, 4.0]
     """
     A, B, E = sp.csr_matrix(A), sp.csr_matrix(B), sp.csr_matrix(E)
-    kernel = _compile_pair_kernel()
-    if kernel is not None and E.nnz * B.nnz / max(B.shape[0], 1) > _NUMBA_MIN_WORK:
+    # numba's compilation (or loading its cache) costs about a second: large products only
+    work = E.nnz * B.nnz / max(B.shape[0], 1)
+    kernel = _compile_pair_kernel() if work > _NUMBA_MIN_WORK else None
+    if kernel is not None:
         return kernel(A.indptr, A.indices, A.data, B.indptr, B.indices, B.data, E.indptr,
                       E.indices, E.data.astype(np.float64, copy=False), A.shape[1])
     n, D = A.shape

@@ -40,13 +40,32 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from ..graphs import (PCA_MAX_FEATURES, PCA_MAX_FIT_SAMPLES, cross_products_between,
-                      degree_forms, embedding_knn_graph, pca_components, pca_fit_rows,
-                      pca_project)
+from ..graphs import (
+    PCA_MAX_FEATURES,
+    PCA_MAX_FIT_SAMPLES,
+    cross_products_between,
+    degree_forms,
+    embedding_knn_graph,
+    pca_components,
+    pca_fit_rows,
+    pca_project,
+)
 
-__all__ = ["is_dask_array", "read_chunked", "checked_counts", "take_genes", "cells_per_gene",
-           "cell_totals", "normalize_log1p", "gather_rows", "column_extremes",
-           "map_blocks_in_order", "sum_over_blocks", "pca_knn_graph", "graph_quadratic_forms"]
+__all__ = [
+    "cell_totals",
+    "cells_per_gene",
+    "checked_counts",
+    "column_extremes",
+    "gather_rows",
+    "graph_quadratic_forms",
+    "is_dask_array",
+    "map_blocks_in_order",
+    "normalize_log1p",
+    "pca_knn_graph",
+    "read_chunked",
+    "sum_over_blocks",
+    "take_genes",
+]
 
 _INSTALL = "pip install 'fsclust[dask]'"
 
