@@ -19,13 +19,22 @@ from fsclust.pp import rank_genes, select_features
 RTOL = 1e-10
 
 
-@pytest.fixture(scope="module")
-def client():
+def _cluster(processes):
+    """A LocalCluster of 2 workers and its client."""
     from dask.distributed import Client, LocalCluster
 
-    # processes: every task's blocks and arguments are pickled, as on a real cluster
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=":0") as cluster, Client(cluster) as client:
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=processes,
+                           dashboard_address=":0")
+    return cluster, Client(cluster)
+
+
+@pytest.fixture(scope="module")
+def client():
+    # threads: the fast tier's cluster (2 worker processes cost 13 s more here, most of it
+    # their imports and numba's compilation in each); the slow test runs on worker processes,
+    # where every task's blocks and arguments are pickled, as on a real cluster
+    cluster, client = _cluster(processes=False)
+    with cluster, client:
         yield client
 
 
@@ -133,7 +142,10 @@ def test_the_pairs_of_row_blocks_sum_to_the_graphs_quadratic_form():
 
 
 @pytest.mark.slow
-def test_a_hundred_thousand_cells_in_ten_blocks_give_the_in_memory_scores(client, tmp_path):
+# with test_scale's pynndescent test in one worker: pynndescent's numba compilation (30-90 s
+# in a fresh process) is paid once
+@pytest.mark.xdist_group("pynndescent")
+def test_a_hundred_thousand_cells_in_ten_blocks_give_the_in_memory_scores(tmp_path):
     # above 20,000 cells: the covariance from the seeded subsample of 20,000 (gathered), the
     # approximate neighbour search (pynndescent), the pairs' kernel (numba); the graph on all
     # 1,000 genes (the fast tests gather seurat_v3's counts)
@@ -143,5 +155,7 @@ def test_a_hundred_thousand_cells_in_ten_blocks_give_the_in_memory_scores(client
     adata.write_h5ad(tmp_path / "counts.h5ad")
     lazy = read_chunked(tmp_path / "counts.h5ad", block_cells=10_000)
     assert len(lazy.X.chunks[0]) == 10
-    for method in ("laplacian", "variance"):
-        _same(rank_genes(lazy.X, method), rank_genes(adata.X, method))
+    cluster, client = _cluster(processes=True)  # 2 worker processes: the tasks pickled
+    with cluster, client:
+        for method in ("laplacian", "variance"):
+            _same(rank_genes(lazy.X, method), rank_genes(adata.X, method))
