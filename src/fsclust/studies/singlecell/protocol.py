@@ -87,7 +87,10 @@ def rank_genes(X, method, *, params=None, n_clusters=None, min_cells=3, random_s
                source="the counts"):
     """Scores and ranks (1 = best) of every gene of the counts ``X`` (cells x genes), as
     :func:`fsclust.pp.rank_genes` gives them with ``method_params`` = ``params`` (and
-    ``n_clusters`` when the method takes one).
+    ``n_clusters`` when the method takes one). ``X`` may be a Dask array of CSR row blocks
+    (:func:`fsclust.counts.chunked.read_chunked`), ranked block by block on the current
+    ``dask.distributed`` client by the methods whose ``RankerTags.dask_input`` is set, as
+    ``fsclust.pp.rank_genes`` ranks it (:mod:`fsclust.studies.singlecell.chunked`).
 
     Returns
     -------
@@ -98,7 +101,8 @@ def rank_genes(X, method, *, params=None, n_clusters=None, min_cells=3, random_s
     """
     from sklearn.utils import get_tags
 
-    from fsclust.counts import cells_per_gene, check_counts, graph_genes, normalize_log1p
+    from fsclust.counts import cells_per_gene, check_counts, chunked, graph_genes
+    from fsclust.counts import normalize_log1p
     from fsclust.registry import make_ranker, ranker_class
 
     takes = ranker_class(method)().get_params()
@@ -108,14 +112,24 @@ def rank_genes(X, method, *, params=None, n_clusters=None, min_cells=3, random_s
     chosen.update(params or {})
     valid = dict(chosen, graph_prefilter="dispersion") if "graph_prefilter" in chosen else chosen
     ranker = make_ranker(method, valid, random_state=random_state)
-    counts_input = get_tags(ranker).ranker_tags.counts_input
-    X = check_counts(sp.csr_matrix(X), source=source, expect_counts=True)
+    tags = get_tags(ranker).ranker_tags
+    counts_input = tags.counts_input
+    # a Dask array: the branches of fsclust.pp.rank_genes (the same bricks, block by block)
+    dask = chunked.is_dask_array(X)
+    if dask and not tags.dask_input:
+        from fsclust.rankers.base import _dask_methods
+
+        raise ValueError(f"{method} does not take a Dask array; the methods that do: "
+                         f"{', '.join(_dask_methods())}")
+    X = (chunked.checked_counts(X, source) if dask
+         else check_counts(sp.csr_matrix(X), source=source, expect_counts=True))
     n_genes = X.shape[1]
-    kept = np.flatnonzero(cells_per_gene(X, positive=True) >= int(min_cells))
+    seen = (chunked.cells_per_gene if dask else cells_per_gene)(X, positive=True)
+    kept = np.flatnonzero(seen >= int(min_cells))
     if kept.size < 2:
         raise ValueError(f"{source}: only {kept.size} gene(s) seen in at least "
                          f"min_cells={min_cells} cells")
-    Xk = X[:, kept] if kept.size < n_genes else X
+    Xk = X if kept.size == n_genes else chunked.take_genes(X, kept) if dask else X[:, kept]
     # the preset's graph genes (seurat_v3's of the counts), as fsclust.pp.rank_genes
     fitted, graph_note, _ = graph_genes(Xk, chosen, min_cells=min_cells,
                                         random_state=int(random_state))
@@ -123,7 +137,13 @@ def rank_genes(X, method, *, params=None, n_clusters=None, min_cells=3, random_s
         ranker.set_params(graph_prefilter=fitted["graph_prefilter"],
                           graph_features=fitted["graph_features"])
     if not counts_input:
-        Xk = normalize_log1p(Xk)
+        if dask:  # the totals and their median over all cells, then each block (lazy)
+            from fsclust.counts.preprocess import _target
+
+            totals = chunked.cell_totals(Xk)
+            Xk = chunked.normalize_log1p(Xk, totals, _target(totals, None))
+        else:
+            Xk = normalize_log1p(Xk)
     ranker.fit(Xk)
     scores = np.full(n_genes, np.nan)
     scores[kept] = ranker.scores_
