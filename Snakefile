@@ -31,6 +31,9 @@ update_config(config, workflow.config_settings.overwrite_config or {})
 
 
 include: "workflow/rules/common.smk"
+# checked early: a bad `chunked:` block fails before the benchmarks' checks
+include: "workflow/rules/chunked_common.smk"
+include: "workflow/rules/chunked.smk"
 include: "workflow/rules/download.smk"
 include: "workflow/rules/prepare.smk"
 include: "workflow/rules/evaluate.smk"

@@ -85,6 +85,8 @@ _RESERVED = {
     "reproduction",
     "speed",
     "speed_quick",
+    "chunked",
+    "chunked_genes",
 }
 CATALOG = load_catalog(config["datasets_sheet"])
 EXPERIMENTS = config["experiments"]
