@@ -61,8 +61,14 @@ def _planned(work, attempt):
 
 @needs_slurm_plugin
 def test_slurm_profile_plans_the_client_job_with_its_memory_and_runtime(work):
-    planned = _planned(work, 1)
+    proc = _dry_run(work, SLURM_JOB, "--profile", PROFILE)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    planned = _jobs(proc.stdout + proc.stderr)
     assert set(planned) == {CLIENT, ("chunked", "")}
+    # the client's one core (Snakemake prints a job's threads above one): the work is the
+    # workers', SLURM jobs of dask-jobqueue
+    stanza = proc.stdout.split("rule chunked_genes:")[1].split("resources:")[0]
+    assert "threads:" not in stanza
     resources = planned[CLIENT]["resources"]
     assert (resources["mem_mb"], resources["runtime"]) == ("12000", "300")
     assert "slurm_partition" not in resources and "slurm_account" not in resources

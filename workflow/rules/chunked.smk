@@ -21,7 +21,7 @@ rule chunked_genes:
         method=chunked_constraint("method"),
     conda:
         "../../envs/chunked.yaml"
-    threads: 1
+    threads: chunked_threads
     resources:
         mem_mb=chunked_mem_mb,
         runtime=lambda wildcards: CHUNKED["runtime"],

@@ -47,6 +47,14 @@ def chunked_settings(wildcards):
     return settings
 
 
+def chunked_threads(wildcards):
+    """The client's one core; with a LocalCluster on its node, its workers' cores (one
+    thread each)."""
+    if CHUNKED["scheduler"] == "local":
+        return int(CHUNKED.get("local", {}).get("workers", 2))
+    return 1
+
+
 def chunked_mem_mb(wildcards, attempt=1):
     """The client job's memory, scaled by the attempt (workflow/profiles/slurm retries)."""
     return CHUNKED["mem_mb"] * attempt
