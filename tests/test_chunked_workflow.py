@@ -8,6 +8,7 @@ missing store or a method without a Dask path fails in one line (slow tier, with
 run): the job on a tiny zarr store with a LocalCluster writes ``fsclust.pp.select_features``'s
 ranks of the counts in memory."""
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -16,8 +17,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from _workflow import copy_workflow, snakemake_in_process  # noqa: E402
-from test_hpc import PROFILE, _jobs, needs_slurm_plugin  # noqa: E402
+from _workflow import copy_workflow, snakemake_in_process
+from test_hpc import PROFILE, _jobs, needs_slurm_plugin
 
 anndata = pytest.importorskip("anndata")
 
@@ -120,7 +121,7 @@ def test_a_tiny_run_writes_the_ranks_select_features_gives_in_memory(tmp_path):
     (work / "chunked.yaml").write_text(yaml.safe_dump({"chunked": chunked}))
     proc = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1", "chunked",
                            "--configfile", "chunked.yaml"], cwd=work, capture_output=True,
-                          text=True)
+                          text=True, check=False)
     assert proc.returncode == 0, proc.stderr[-4000:]
     table = pd.read_csv(work / "results/chunked/tiny/laplacian.tsv", sep="\t")
     fsclust.pp.select_features(adata, method="laplacian", n_top_genes=N_TOP)
@@ -133,3 +134,37 @@ def test_a_tiny_run_writes_the_ranks_select_features_gives_in_memory(tmp_path):
     assert record["n_blocks"] == 3 and record["scheduler"]["kind"] == "local"
     assert record["info"]["method"] == "laplacian"
     assert (work / "logs/timings/chunked/tiny/laplacian.tsv").exists()
+
+
+def test_scheduler_slurm_without_dask_jobqueue_is_refused_in_one_line():
+    pytest.importorskip("distributed")
+    if importlib.util.find_spec("dask_jobqueue") is not None:
+        pytest.skip("dask-jobqueue is installed")
+    from fsclust.studies.singlecell.chunked import dask_client
+
+    refusal = r"^scheduler 'slurm' needs dask-jobqueue: pip install dask-jobqueue$"
+    with pytest.raises(ImportError, match=refusal), dask_client("slurm", slurm={"jobs": 2}):
+        pass
+
+
+@pytest.mark.slow  # a LocalCluster and a ranking in this process
+def test_a_running_scheduler_is_used_by_its_address_and_left_running(tmp_path):
+    from distributed import Client, LocalCluster
+
+    import fsclust.pp
+    from fsclust.studies.singlecell.chunked import rank_chunked_job
+
+    adata = _counts()
+    adata.write_h5ad(tmp_path / "tiny.h5ad")
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                      dashboard_address=":0") as cluster:
+        record = rank_chunked_job(tmp_path / "tiny.h5ad", tmp_path / "genes.tsv",
+                                  tmp_path / "genes.json", method="variance",
+                                  n_top_genes=N_TOP, block_cells=250,
+                                  scheduler=cluster.scheduler_address)
+        assert record["scheduler"] == {"kind": "address", "address": cluster.scheduler_address}
+        with Client(cluster) as client:  # the job's client closed, the cluster still serves
+            assert len(client.scheduler_info()["workers"]) == 2
+    table = pd.read_csv(tmp_path / "genes.tsv", sep="\t")
+    fsclust.pp.select_features(adata, method="variance", n_top_genes=N_TOP)
+    np.testing.assert_array_equal(table["rank"], adata.var["fsclust_rank"])

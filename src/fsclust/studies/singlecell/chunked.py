@@ -27,7 +27,7 @@ import pandas as pd
 
 from fsclust._io import write_table_atomic, write_text_atomic
 
-__all__ = ["SCHEDULERS", "scheduler_kind", "dask_client", "rank_chunked_job"]
+__all__ = ["SCHEDULERS", "dask_client", "rank_chunked_job", "scheduler_kind"]
 
 #: The schedulers a job may name besides a running scheduler's address.
 SCHEDULERS = ("local", "slurm")

@@ -101,8 +101,13 @@ def rank_genes(X, method, *, params=None, n_clusters=None, min_cells=3, random_s
     """
     from sklearn.utils import get_tags
 
-    from fsclust.counts import cells_per_gene, check_counts, chunked, graph_genes
-    from fsclust.counts import normalize_log1p
+    from fsclust.counts import (
+        cells_per_gene,
+        check_counts,
+        chunked,
+        graph_genes,
+        normalize_log1p,
+    )
     from fsclust.registry import make_ranker, ranker_class
 
     takes = ranker_class(method)().get_params()
