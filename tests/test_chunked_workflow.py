@@ -61,6 +61,7 @@ def _planned(work, attempt):
 
 
 @needs_slurm_plugin
+@pytest.mark.slow  # Snakemake dry runs (the workflow parsed), as test_hpc's profile tests
 def test_slurm_profile_plans_the_client_job_with_its_memory_and_runtime(work):
     proc = _dry_run(work, SLURM_JOB, "--profile", PROFILE)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -90,10 +91,12 @@ def test_no_store_plans_nothing(work):
     assert "chunked_genes" not in proc.stdout + proc.stderr
 
 
-# each case a dry run of the workflow (~2 s): the fast tier keeps the first
+# each case a dry run of the workflow (~2 s, after ~3 s of the first's imports): slow, as
+# test_hpc's dry runs (the fast tier's two minutes)
 @pytest.mark.parametrize("chunked, line", [
-    ({"store": "tiny.h5ad", "scheduler": "pbs"},
-     "chunked.scheduler: 'pbs' is not 'local' (a LocalCluster on the job's node), 'slurm' "),
+    pytest.param({"store": "tiny.h5ad", "scheduler": "pbs"},
+                 "chunked.scheduler: 'pbs' is not 'local' (a LocalCluster on the job's node), "
+                 "'slurm' ", marks=pytest.mark.slow),
     pytest.param({"store": "absent.h5ad"}, "chunked.store: absent.h5ad does not exist ",
                  marks=pytest.mark.slow),
     pytest.param({"store": "tiny.h5ad", "method": "spec"},
