@@ -54,7 +54,8 @@ from peers_udfs import (DATASETS, MIRROR, REPO, agreement, load, peak_mb,  # noq
 
 from fsclust.graphs import smallest_eigenvectors  # noqa: E402
 from fsclust.rankers._sparse_learning import WeightedRidge, row_norms_sq  # noqa: E402
-from fsclust.rankers.jelsr import JELSR, lle_laplacian, lle_weights  # noqa: E402
+from fsclust.rankers.jelsr import (REFERENCE_SETTINGS, JELSR, lle_laplacian,  # noqa: E402
+                                   lle_weights)
 
 K, ALPHA, BETA = 5, 1.0, 1.0
 LIANG = ("tic; p = struct('nClusters', c, 'k', {k}, 'alpha', {alpha}, 'beta', {beta}, "
@@ -99,13 +100,14 @@ def recipes(fsasl):
                     ("warpAR10P", load("warpAR10P")), ("TOX-171", load("TOX-171"))):
         cc = n_classes(name.split("[")[0])
         theirs, _ = liang(fsasl, X, cc)
-        ours = JELSR(n_clusters=cc, center=False, max_iter=20, tol=0.0).fit(X).scores_
+        ours = JELSR(n_clusters=cc, center=False, max_iter=20, tol=0.0,
+                     **REFERENCE_SETTINGS).fit(X).scores_
         rows.append({"recipe": "fsasl liang (Octave)", "data": name, **agreement(ours, theirs)})
         rows.append({"recipe": "fsasl liang, its guard", "data": name,
                      **agreement(liang_recipe(X, cc), theirs)})
     X = load("warpAR10P")[:, :100]
     theirs, _ = hou(fsasl, X, c, lle_weights(X, K))
-    ours = JELSR(n_clusters=c, compat="hou", max_iter=20).fit(X).scores_
+    ours = JELSR(n_clusters=c, compat="hou", max_iter=20, **REFERENCE_SETTINGS).fit(X).scores_
     rows.append({"recipe": "fsasl hou (Octave, our S)", "data": "warpAR10P[:, :100]",
                  **agreement(ours, theirs)})
     return rows
@@ -129,7 +131,7 @@ def timing(fsasl, repeats, peer_repeats, hou_repeats):
     rows = []
     for name in DATASETS:
         X, c = load(name), n_classes(name)
-        model = JELSR(n_clusters=c)
+        model = JELSR(n_clusters=c, **REFERENCE_SETTINGS)
         mine, theirs, houtimes = [], [], []
         for r in range(max(repeats, peer_repeats)):
             if r < repeats:
@@ -150,10 +152,10 @@ def timing(fsasl, repeats, peer_repeats, hou_repeats):
         rows.append(row)
     X = load("TOX-171")
     rows.append({"data": "peak MB, TOX-171",
-                 "ours_s": f"{peak_mb(lambda: JELSR(n_clusters=4).fit(X)):.0f}"})
+                 "ours_s": f"{peak_mb(lambda: JELSR(n_clusters=4, **REFERENCE_SETTINGS).fit(X)):.0f}"})
     wide = np.random.RandomState(0).randn(200, 20000)
     rows.append({"data": "peak MB, 200 x 20000",
-                 "ours_s": f"{peak_mb(lambda: JELSR().fit(wide)):.0f}"})
+                 "ours_s": f"{peak_mb(lambda: JELSR(**REFERENCE_SETTINGS).fit(wide)):.0f}"})
     return rows
 
 

@@ -53,7 +53,7 @@ from peers_udfs import (REPO, DATASETS, agreement, alternate, load, peak_mb,  # 
 
 from fsclust.graphs import knn_graph, laplacian  # noqa: E402
 from fsclust.rankers._sparse_learning import WeightedRidge, row_norms_sq  # noqa: E402
-from fsclust.rankers.ndfs import NDFS  # noqa: E402
+from fsclust.rankers.ndfs import NDFS, REFERENCE_SETTINGS  # noqa: E402
 
 MACHINE_EPS = np.finfo(float).eps
 #: FSASL's NDFS at its driver's settings, the copy of ``patched_fsasl`` first on the path; the
@@ -191,7 +191,8 @@ def timing(repeats, peer_repeats, datasets=(*DATASETS, "wide"), c=5):
         result = {}
 
         def ours():
-            result["ours"] = NDFS(n_clusters=c, random_state=0).fit(X).scores_
+            result["ours"] = NDFS(n_clusters=c, random_state=0,
+                                  **REFERENCE_SETTINGS).fit(X).scores_
 
         def theirs():
             np.random.seed(0)
@@ -212,7 +213,7 @@ def timing(repeats, peer_repeats, datasets=(*DATASETS, "wide"), c=5):
     X = np.random.RandomState(0).randn(200, 20000)
     with threadpool_limits(1):
         t0 = time.perf_counter()
-        mb = peak_mb(lambda: NDFS(n_clusters=c, random_state=0).fit(X))
+        mb = peak_mb(lambda: NDFS(n_clusters=c, random_state=0, **REFERENCE_SETTINGS).fit(X))
         seconds = time.perf_counter() - t0
     rows.append({"data": "N(0,1)", "n x d": "200 x 20000", "ours_s": f"{seconds:.3g} (x1, traced)",
                  "skfeature_s": "not run (d x d inverse, 3.2 GB)", "speedup": None,

@@ -75,7 +75,7 @@ from fsclust.datasets.loaders import load_raw  # noqa: E402
 from fsclust.rankers.inffs import InfFS  # noqa: E402
 from fsclust.rankers.jelsr import JELSR  # noqa: E402
 from fsclust.rankers.ndfs import NDFS  # noqa: E402
-from fsclust.rankers import sogfs, udfs  # noqa: E402
+from fsclust.rankers import jelsr, ndfs, sogfs, udfs  # noqa: E402
 from fsclust.rankers.sogfs import SOGFS  # noqa: E402
 from fsclust.rankers.udfs import UDFS  # noqa: E402
 
@@ -103,7 +103,7 @@ def pairs(method, X, c, args, workdir):
             out = run_octave(args.fsasl, call, {"X": X})
             return out["scores"].ravel(), float(out["seconds"].ravel()[0])
     elif method == "ndfs":
-        model = NDFS(n_clusters=c, random_state=0)
+        model = NDFS(n_clusters=c, random_state=0, **ndfs.REFERENCE_SETTINGS)
         patched_fsasl(args.fsasl, workdir)
 
         def theirs():
@@ -117,8 +117,8 @@ def pairs(method, X, c, args, workdir):
             return peers_rufs.octave(args.refs, X, G0, L, workdir, args.timeout, args.fsasl)
     elif method in ("jelsr", "jelsr-20"):
         # jelsr-20: the reference's own 20 fixed iterations, for the ratio at equal work
-        model = (JELSR(n_clusters=c) if method == "jelsr"
-                 else JELSR(n_clusters=c, max_iter=20, tol=0.0))
+        model = (JELSR(n_clusters=c, **jelsr.REFERENCE_SETTINGS) if method == "jelsr"
+                 else JELSR(n_clusters=c, max_iter=20, tol=0.0, **jelsr.REFERENCE_SETTINGS))
 
         def theirs():
             return peers_jelsr.liang(args.fsasl, X, c)

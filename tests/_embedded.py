@@ -46,3 +46,17 @@ def check_each_m_is_selected_by_a_fit_for_that_m(cls, X):
         model.subset(0)
     with pytest.raises(TypeError, match="must be an int"):
         model.subset(2.0)
+
+
+def planted_problem(n=80, d=200, p=10, groups=4, signal=2.0, seed=0):
+    """speed/planted_suite.py's model, small: ``n`` samples in ``groups`` groups (sample ``i``
+    in group ``i mod groups``), ``p`` planted features at random columns (the group's centre,
+    N(0, signal^2), plus N(0, 1) noise), the other ``d - p`` N(0, 1). Returns ``(X, planted)``,
+    ``planted`` a boolean mask."""
+    rng = np.random.RandomState(seed)
+    labels = np.arange(n) % groups
+    X = rng.standard_normal((n, d))
+    planted = np.zeros(d, dtype=bool)
+    planted[rng.permutation(d)[:p]] = True
+    X[:, planted] += signal * rng.standard_normal((groups, p))[labels]
+    return X, planted

@@ -98,6 +98,22 @@ def smoothed_l21(W, eps):
     return float(np.sum(np.sqrt(row_norms_sq(W) + eps)))
 
 
+def l21_weight_max(X, Y):
+    """``2 max_j ||x_j^T Y||_2``: the smallest weight ``lam`` for which ``W = 0`` minimises
+    ``||X W - Y||_F^2 + lam ||W||_{2,1}`` (the group lasso's ``lambda_max``: ``W = 0`` is
+    optimal iff every row's gradient ``2 ||x_j^T Y||`` is at most ``lam``).
+
+    Scaling ``X`` by ``s`` scales it by ``s``: a weight given as a fraction of it is
+    scale-free (the fit's ``W`` scales by ``1 / s``, its ranking does not change).
+
+    Examples
+    --------
+    >>> l21_weight_max(np.array([[1.0, 0.0], [0.0, 2.0]]), np.array([[3.0], [4.0]]))
+    16.0
+    """
+    return 2.0 * float(np.sqrt(np.max(row_norms_sq(X.T @ Y), initial=0.0)))
+
+
 def reweighting(W, eps):
     """``E = 2 sqrt(||w^j||^2 + eps)``, the diagonal of ``D^{-1}`` of the IRLS step.
 
