@@ -43,6 +43,7 @@ SUBMITTED_RULES = [
     "evaluate",
     "evaluate_all_features",
     "evaluate_dataset",
+    "chunked_genes",  # the Dask client job (issue 42); its workers are the cluster's
 ]
 
 
