@@ -65,6 +65,10 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("workflow"):
             item.add_marker(pytest.mark.slow)
+        if item.get_closest_marker("xdist_group"):
+            # a group of its own (tests sharing a compilation across modules): xdist joins the
+            # names of several marks, so adding the module's would split the group again
+            continue
         if item.get_closest_marker("slow") or _uses_a_module_fixture(item):
             # a slow module's tests in one worker (--dist loadgroup): its module-scoped
             # fixtures (a workflow run, the BLAS matrix) are built once, not once per worker;

@@ -277,9 +277,9 @@ class JELSR(EmbeddedRanker):
 
 
 def resolve_alpha(alpha, X, L, n_components):
-    """``"auto"``: :data:`ALPHA_PER_MAX` times :func:`~fsclust.rankers._sparse_learning.
-    l21_weight_max` of ``X`` and the LLE embedding (the ``m`` smallest eigenvectors of
-    ``L``); a number as given."""
+    """The l2,1 weight: for ``"auto"``, :data:`ALPHA_PER_MAX` times
+    :func:`~fsclust.rankers._sparse_learning.l21_weight_max` of ``X`` and the LLE embedding
+    (the ``m`` smallest eigenvectors of ``L``); a number as given."""
     if alpha != "auto":
         return float(alpha)
     _, Y0 = smallest_eigenvectors(L, n_components)

@@ -278,8 +278,9 @@ class NDFS(EmbeddedRanker):
 
 
 def resolve_beta(beta, X, F0):
-    """``"auto"``: :data:`BETA_PER_MAX` times :func:`~fsclust.rankers._sparse_learning.
-    l21_weight_max` of ``X`` and the start ``F0`` with unit columns; a number as given."""
+    """The l2,1 weight: for ``"auto"``, :data:`BETA_PER_MAX` times
+    :func:`~fsclust.rankers._sparse_learning.l21_weight_max` of ``X`` and the start ``F0``
+    with unit columns; a number as given."""
     if beta != "auto":
         return float(beta)
     scale = l21_weight_max(X, F0 / np.maximum(np.linalg.norm(F0, axis=0), _TINY))
