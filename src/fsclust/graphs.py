@@ -1083,13 +1083,20 @@ def _cross_products(X, W, use_numba=True):
         # counts would double the memory at 10^6 cells; numba compiles one kernel per dtype
         return kernel(X.indptr, X.indices, X.data, W.indptr, W.indices,
                       W.data.astype(np.float64, copy=False), X.shape[1], _CROSS_CHUNKS)
-    n, D = X.shape
-    per_row = max(1.0, X.nnz / max(n, 1))
-    rows = max(1, int(_EDGE_BLOCK_VALUES / (per_row * max(1.0, W.nnz / max(n, 1)))))
+    return _edge_sums_scipy(X, X, W)
+
+
+def _edge_sums_scipy(A, B, E):
+    """``sum_(i, j) E_ij A_i * B_j`` per column by scipy, in row blocks of ``E`` whose products
+    ``E_rows @ B`` hold about :data:`_EDGE_BLOCK_VALUES` values (the fallback of the compiled
+    kernels of :func:`_cross_products` and :func:`cross_products_between`)."""
+    n, D = A.shape
+    per_row = max(1.0, B.nnz / max(B.shape[0], 1))
+    rows = max(1, int(_EDGE_BLOCK_VALUES / (per_row * max(1.0, E.nnz / max(n, 1)))))
     total = np.zeros(D)
     for start in range(0, n, rows):
-        P = sp.csr_matrix(W[start:start + rows] @ X)
-        total += np.asarray(X[start:start + rows].multiply(P).sum(axis=0),
+        P = sp.csr_matrix(E[start:start + rows] @ B)
+        total += np.asarray(A[start:start + rows].multiply(P).sum(axis=0),
                             dtype=np.float64).ravel()
     return total
 
@@ -1163,15 +1170,7 @@ def cross_products_between(A, B, E):
     if kernel is not None:
         return kernel(A.indptr, A.indices, A.data, B.indptr, B.indices, B.data, E.indptr,
                       E.indices, E.data.astype(np.float64, copy=False), A.shape[1])
-    n, D = A.shape
-    per_row = max(1.0, B.nnz / max(B.shape[0], 1))
-    rows = max(1, int(_EDGE_BLOCK_VALUES / (per_row * max(1.0, E.nnz / max(n, 1)))))
-    total = np.zeros(D)
-    for start in range(0, n, rows):
-        P = sp.csr_matrix(E[start:start + rows] @ B)
-        total += np.asarray(A[start:start + rows].multiply(P).sum(axis=0),
-                            dtype=np.float64).ravel()
-    return total
+    return _edge_sums_scipy(A, B, E)
 
 def laplacian(W, kind="unnormalized"):
     """Graph Laplacian of a symmetric non-negative affinity, with the degrees.
