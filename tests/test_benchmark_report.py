@@ -258,3 +258,39 @@ def test_the_scores_table_has_one_row_per_cell_and_keeps_failures(tmp_path):
     assert not table.duplicated(keys).any()
     failed = table[(table["method"] == "mid") & (table["dataset"] == "e01")]
     assert set(failed["status"]) == {"failed"} and failed["acc"].isna().all()
+
+
+def test_versus_random_by_method_counts_the_significant_settings_and_their_fractions():
+    # "best" and "mid" above random on every dataset, at two fractions and three metrics:
+    # significant in each of the 2 x 3 settings; "worse" too (0.65 > 0.45); a method equal to
+    # random is never significant; the label-free m is not a fixed fraction, not counted
+    quality = {**QUALITY, "twin": QUALITY[RANDOM], "low": 0.30}
+    scores = _scores(quality=quality, m_rules=("1%", "5%", "label-free"), ranker_seeds=1)
+    cells = dataset_scores(scores, ["acc", "nmi", "ari"])
+    stats = benchmark_statistics(cells)
+    table = benchmark.versus_random_by_method(stats["vs_controls"]).set_index(
+        ["family", "method"])
+    assert list(table.index.get_level_values("family").unique()) == ["expression", "image",
+                                                                        "all"]
+    best = table.loc[("all", "best")]
+    assert (best["settings"], best["better"], best["worse"]) == (6, 6, 0)
+    assert best["m_better"] == "1% 5%" and best["m_worse"] == "-"
+    assert best["n_datasets"] == 24 and table.loc[("expression", "best"), "n_datasets"] == 12
+    low = table.loc[("all", "low")]
+    assert (low["better"], low["worse"], low["m_worse"]) == (0, 6, "1% 5%")
+    twin = table.loc[("all", "twin")]
+    assert (twin["better"], twin["worse"]) == (0, 0)
+    assert RANDOM not in table.index.get_level_values("method")
+
+
+def test_the_packaged_record_is_the_runs_table_under_its_source_line(tmp_path):
+    table = pd.DataFrame({"family": ["all"], "method": ["laplacian"], "settings": [36],
+                          "better": [9], "worse": [1], "m_better": ["1% 2%"],
+                          "m_worse": ["50%"], "n_datasets": [52]})
+    (tmp_path / "tables").mkdir()
+    table.to_csv(tmp_path / "tables" / "vs_random_by_method.tsv", sep="\t", index=False)
+    out = benchmark.package_versus_random(tmp_path / "tables", tmp_path / "packaged.tsv",
+                                          source="run of today")
+    first, rest = out.read_text().split("\n", 1)
+    assert first.startswith("# run of today; ")
+    pd.testing.assert_frame_equal(pd.read_csv(out, sep="\t", comment="#"), table)

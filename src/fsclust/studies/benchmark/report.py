@@ -366,6 +366,66 @@ def benchmark_statistics(cells):
     }
 
 
+def versus_random_by_method(vs_controls):
+    """Each method's record against random features over the fixed fractions at the true K.
+
+    Parameters
+    ----------
+    vs_controls : DataFrame
+        The ``vs_controls`` table of :func:`benchmark_statistics`.
+
+    Returns
+    -------
+    DataFrame
+        One row per (family, method): ``settings`` (clusterers x metrics x fixed fractions the
+        method was tested in), ``better`` and ``worse`` (settings where the Holm-adjusted
+        Wilcoxon test against random features is significant, the median difference above
+        zero, or not), ``m_better`` and ``m_worse`` (the fractions of d at which some setting
+        is, in :data:`FIXED_FRACTIONS` order, space-separated; "-" for none) and
+        ``n_datasets`` (the largest complete block it was tested on). This is what
+        ``fsclust methods`` shows (issue 40, item 4), packaged by :func:`package_versus_random`.
+    """
+    columns = ["family", "method", "settings", "better", "worse", "m_better", "m_worse",
+               "n_datasets"]
+    rows = vs_controls[(vs_controls["control"] == RANDOM) & (vs_controls["k_rule"] == "true")
+                       & vs_controls["m_rule"].isin(FIXED_FRACTIONS)]
+    out = []
+    for (family, method), group in rows.groupby(["family", "method"], sort=True):
+        better = group["significant"].astype(bool) & (group["median_difference"] > 0)
+        worse = group["significant"].astype(bool) & ~(group["median_difference"] > 0)
+
+        def fractions(mask):
+            present = set(group.loc[mask, "m_rule"])
+            return " ".join(m for m in FIXED_FRACTIONS if m in present) or "-"
+
+        out.append({"family": family, "method": method, "settings": len(group),
+                    "better": int(better.sum()), "worse": int(worse.sum()),
+                    "m_better": fractions(better), "m_worse": fractions(worse),
+                    "n_datasets": int(group["n_datasets"].max())})
+    table = pd.DataFrame(out, columns=columns)
+    order = {family: i for i, family in enumerate(FAMILIES)}
+    return table.sort_values(["family", "method"], key=lambda c: c.map(order)
+                             if c.name == "family" else c).reset_index(drop=True)
+
+
+def package_versus_random(tables_dir, path, *, source):
+    """Write a run's ``vs_random_by_method.tsv`` (under ``tables_dir``) to ``path``, the table
+    :func:`fsclust.registry.benchmark_versus_random` reads, under a first line naming
+    ``source`` (the run: its date, commit and command), so that ``fsclust methods`` and
+    ``docs/methods.md`` show the benchmark's numbers from its tables, never written by hand.
+
+    ``python -m fsclust.studies.benchmark.report --package results/benchmark
+    src/fsclust/data/benchmark_vs_random.tsv --source "..."`` runs it.
+    """
+    table = pd.read_csv(Path(tables_dir) / "vs_random_by_method.tsv", sep="\t")
+    text = table.to_csv(sep="\t", index=False)
+    header = (f"# {source}; per family and method, the settings (2 clusterers x 3 metrics x 6 "
+              "fixed fractions of d, true K) where the Holm-adjusted Wilcoxon test over the "
+              "datasets finds the method better or worse than random features\n")
+    write_text_atomic(Path(path), header + text)
+    return Path(path)
+
+
 def _sorted(table, within):
     """Rows in the order of the setting, then ``within`` (see :func:`_natural_sort`)."""
     return _natural_sort(table, [*SETTING, *within])
@@ -847,6 +907,9 @@ TABLES = {
     "nemenyi.tsv": "Nemenyi's p-value of every pair of methods per setting",
     "vs_controls.tsv": "every method against random features and all features per setting: "
                        "wins, ties, losses, Wilcoxon p, Holm-adjusted p",
+    "vs_random_by_method.tsv": "per family and method, the settings at the true K where it is "
+                               "significantly better or worse than random features, and at "
+                               "which fractions of d (what `fsclust methods` shows)",
     "label_free_loss.tsv": "the label-free m's loss against the best fixed fraction",
     "costs_summary.tsv": "median and largest time, largest memory, statuses per method",
     "failures.tsv": "every ranking that did not end ok, with its note",
@@ -885,6 +948,7 @@ def write_benchmark_report(scores, costs, out_dir, *, metrics=("acc", "nmi", "ar
     wide = _natural_sort(wide.merge(status, on=_CELL, how="left")[
         [*_CELL, *metrics, "status", "n_runs"]], _CELL)
     tables = {"dataset_scores.tsv": wide, **{f"{k}.tsv": v for k, v in stats.items()},
+              "vs_random_by_method.tsv": versus_random_by_method(stats["vs_controls"]),
               "label_free_loss.tsv": loss, "costs_summary.tsv": costs_table,
               "failures.tsv": costs[costs["status"] != "ok"]}
     written = []
@@ -927,3 +991,22 @@ def _write_diagrams(stats, folder):
         plot_critical_difference(ranks, p, row.critical_difference, path, title=title)
         written.append(path)
     return written
+
+
+def main(argv=None):
+    """``python -m fsclust.studies.benchmark.report --package RESULTS TSV --source TEXT``."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--package", nargs=2, metavar=("RESULTS", "TSV"), required=True,
+                        help="a benchmark run's results folder (its tables/) and the packaged "
+                             "table to write (src/fsclust/data/benchmark_vs_random.tsv)")
+    parser.add_argument("--source", required=True,
+                        help="the run, in words: its date, commit and command")
+    args = parser.parse_args(argv)
+    results, path = args.package
+    print(f"wrote {package_versus_random(Path(results) / 'tables', path, source=args.source)}")
+
+
+if __name__ == "__main__":
+    main()
