@@ -179,6 +179,78 @@ def test_a_fit_under_the_limit_gives_the_same_sweep_as_in_process(blobs, tmp_pat
                     == (tmp_path / "plain/rankings" / name).read_bytes())
 
 
+class _OneFitPerSizeRanker(_TestRanker):
+    """Subsets not nested (as UDFS and SOGFS at their defaults): the top m of a fit made for
+    m; the fit for m >= 2 sleeps 30 s with ``behaviour="slow_subset"`` (the ranking's own fit
+    does not)."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.ranker_tags.nested_selection = False
+        return tags
+
+    def subset_needs_fit(self, m):
+        return m >= 2
+
+    def subset(self, m):
+        if m >= 2 and self.behaviour == "slow_subset":
+            time.sleep(30)
+        return self.feature_order_[::-1][:m].copy()
+
+
+def test_a_fit_for_one_m_is_under_the_time_limit_too(blobs, tmp_path, monkeypatch):
+    # the fraction 0.25 of 4 features is m = 1, answered by the ranking's own fit; m = 2 needs
+    # a fit of its own, which sleeps: that m times out (rows with no metrics, the sidecar says
+    # why), m = 1 is clustered, the job succeeds, and the second seed does not try m = 2 again
+    monkeypatch.setitem(registry.RANKERS, "per_size",
+                        registry.Entry(f"{__name__}:_OneFitPerSizeRanker"))
+    methods = {key: {"method": "per_size", "params": {"behaviour": key}}
+               for key in ("ok", "slow_subset")}
+    start = time.perf_counter()
+    sweep = _evaluate(blobs, tmp_path, methods, time_limit_s=2)
+    assert time.perf_counter() - start < 20
+    status = sweep.groupby(["method", "n_features"])["status"].unique().map(list).to_dict()
+    assert status == {("ok", 1): ["ok"], ("ok", 2): ["ok"], ("slow_subset", 1): ["ok"],
+                      ("slow_subset", 2): ["timeout"]}
+    timed_out = sweep["status"] == "timeout"
+    assert sweep.loc[timed_out, ["acc", "nmi"]].isna().all().all()
+    assert sweep.loc[~timed_out, ["acc", "nmi"]].notna().all().all()
+    assert len(sweep) == 2 * 2 * len(CLUSTERERS) * 2  # methods x seeds x clusterers x m
+    for seed, words in ((0, "exceeded the time limit of 2 s"), (1, "not fitted: the fit for "
+                                                                   "m = 2 at seed 0")):
+        sidecar = json.loads((tmp_path / "rankings/slow_subset" / f"seed{seed}.json")
+                             .read_text())
+        assert sidecar["status"] == "ok" and list(sidecar["subsets"]) == ["1"]
+        assert words in sidecar["subset_failures"]["2"]
+    ok = json.loads((tmp_path / "rankings/ok/seed0.json").read_text())
+    # the subsets are subset()'s (the ranking reversed), not the top of the ranking
+    assert ok["subsets"] == {"1": [3], "2": [3, 2]} and list(ok["subset_seconds"]) == ["2"]
+
+
+def test_udfs_fits_for_each_m_under_the_limit_give_the_in_process_sweep(tmp_path):
+    # UDFS at its defaults keeps c = max(K, m) rows: m = 3 and 6 of 12 features each need a
+    # fit of their own, made in a child under the limit; the same subsets and sweep as in the
+    # job's process
+    from fsclust.rankers import UDFS
+
+    X, y = make_blobs(n_samples=40, centers=2, n_features=12, random_state=0)
+    data = tmp_path / "wide.npz"
+    save_dataset(Dataset(X=X, y=y, feature_names=[f"f{j}" for j in range(12)],
+                         sample_names=[f"s{i}" for i in range(40)], class_names=["a", "b"]),
+                 data)
+    fitted = UDFS(n_clusters=2).fit(X)
+    assert [fitted.subset_needs_fit(m) for m in (2, 3, 6)] == [False, True, True]
+    methods = {"udfs": {"method": "udfs"}}
+    within = _evaluate(data, tmp_path / "within", methods, time_limit_s=60)
+    plain = _evaluate(data, tmp_path / "plain", methods, time_limit_s=None)
+    assert (within["status"] == "ok").all() and sorted(set(within["n_features"])) == [3, 6]
+    pd.testing.assert_frame_equal(within.drop(columns="status"), plain)
+    sidecars = [json.loads((tmp_path / run / "rankings/udfs/seed0.json").read_text())
+                for run in ("within", "plain")]
+    assert sidecars[0]["subsets"] == sidecars[1]["subsets"]
+    assert set(sidecars[0]["subset_seconds"]) == {"3", "6"}
+
+
 @pytest.fixture
 def mostly_equal_top_feature(tmp_path):
     """Blobs whose first feature is 0 on 30 of the 40 samples: on it alone most pairs of

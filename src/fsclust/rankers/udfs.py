@@ -155,6 +155,25 @@ class OneFitPerSize:
         self._fit_X = X if self._one_fit_per_size() else None
         self._fits_by_c = {}
 
+    def _c_for(self, m):
+        """The ``c`` of a fit made to select ``m``, as ``_score`` resolves it on the varying
+        features."""
+        return resolve_n_components(None, self.n_clusters, m,
+                                    int(np.count_nonzero(~self.constant_mask_)))
+
+    def subset_needs_fit(self, m):
+        """Whether :meth:`subset` at ``m`` fits again (a workflow runs that fit under its time
+        limit): the subsets are not nested, ``m``'s ``c`` is not this fit's and no fit for it
+        is kept."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self)
+        m = check_subset_size(m, self.n_features_in_)
+        if self._fit_X is None:
+            return False
+        c = self._c_for(m)
+        return c != self.n_components_ and c not in self._fits_by_c
+
     def subset(self, m):
         """The ``m`` features selected by a fit made to select ``m``.
 
@@ -175,9 +194,7 @@ class OneFitPerSize:
         m = check_subset_size(m, self.n_features_in_)
         if self._fit_X is None:  # c fixed by the parameters: nested
             return self.feature_order_[:m].copy()
-        # the c of a fit for m, as _score resolves it on the varying features
-        c = resolve_n_components(None, self.n_clusters, m,
-                                 int(np.count_nonzero(~self.constant_mask_)))
+        c = self._c_for(m)
         if c == self.n_components_:
             return self.feature_order_[:m].copy()
         if c not in self._fits_by_c:

@@ -16,7 +16,11 @@ A time limit (``time_limit_s``): each fit runs in a child process killed at the 
 degenerate ranking does not fail the job: its status and message go in its sidecar, and its
 sweep rows (a ``status`` column, :data:`FIT_STATUSES`) have empty metrics. A method that
 timed out at one seed is not fitted again at the later ones (recorded "timeout" too). A
-clusterer that raises on one selection does not fail the job either: that row has empty
+method whose subsets are not nested and that fits again for an m (UDFS and SOGFS at their
+defaults: ``c = max(K, m)`` components) makes each of those fits in a child under the same
+limit: an m whose fit times out or raises has rows with that status and empty metrics, the
+other m are clustered, and once an m times out neither it nor a larger m is fitted again in
+the job. A clusterer that raises on one selection does not fail the job either: that row has empty
 metrics, status "failed" and the error in a ``message`` column (there only when some
 clusterer failed). Without a limit, the fits run in the job's process and any error fails
 the job.
@@ -134,6 +138,9 @@ class _Run(NamedTuple):
     marks: dict
     clusterers: object = None
     status: str = "ok"
+    #: ``{m: FitFailure}``: the points whose own fit (a method whose subsets are not nested)
+    #: did not end within the time limit or raised; their rows say so, with empty metrics
+    failed: dict | None = None
 
 
 #: Status of a method's fit, recorded in its sidecar and its sweep rows by an experiment with a
@@ -188,7 +195,8 @@ def evaluate(data_path, sweep_path, *, dataset, methods, rankings_dir, seeds, cl
         for seed, ds in _repeats(data_path, dataset, seeds, class_draw):
             runs = [_record_ranking(ds, dataset, seed, key, methods[key], grid_spec,
                                     rankers.fitted(ds, dataset, seed, key), references,
-                                    method_dirs[key], metrics, record_status=limited)
+                                    method_dirs[key], metrics, record_status=limited,
+                                    rankers=rankers)
                     for key in order]
             runs += [_all_features_run(ds.X.shape[1])] if baseline else []
             if ds.y is not None and clusterers:  # unlabelled toy sets: rankings only
@@ -231,6 +239,8 @@ class _Rankers:
         self.shared = {}
         self.time_limit_s = time_limit_s
         self.timed_out = {}  # key -> the seed at which its fit hit the time limit
+        # key -> (seed, m): the smallest m whose own fit (subsets not nested) hit the limit
+        self.subset_timed_out = {}
 
     def recurs(self, key):
         """Whether the run of ``key`` selects the same features at every seed: a shared
@@ -276,7 +286,7 @@ class _Rankers:
 
 
 def _record_ranking(ds, dataset, seed, key, spec, grid_spec, fitted, references, out, metrics,
-                    record_status=False):
+                    record_status=False, rankers=None):
     """Write one repeat's ranking of method ``key`` (ranking, sidecar, arrays) and return its
     :class:`_Run`: the sweep's points, and the selection at each (the top of the ranking, or
     each m's own subset for a method whose subsets are not nested). With ``record_status``
@@ -313,11 +323,23 @@ def _record_ranking(ds, dataset, seed, key, spec, grid_spec, fitted, references,
     if info["tied_cuts"]:
         log.warning("%s on %s (seed %d): the top-m set is decided by a tie (scores within "
                     "1e-12) at m = %s", key, dataset, seed, ", ".join(map(str, info["tied_cuts"])))
-    selection = None
+    selection, failed = None, None
     if not nested_selection(ranker):
         # one subset of exactly m features per m, kept in the sidecar (the ranking file
-        # cannot say them)
-        selection = {m: selected_features(ranker, m) for m in points}
+        # cannot say them); a method that fits again for an m does so under the time limit
+        limit = (method_time_limit(spec, rankers.time_limit_s)
+                 if rankers is not None and rankers.time_limit_s is not None else None)
+        if limit is None:
+            selection = {m: selected_features(ranker, m) for m in points}
+        else:
+            selection, failed, seconds_by_m = _subsets_within(
+                limit, ranker, points, key=key, dataset=dataset, seed=seed,
+                timed_out=rankers.subset_timed_out)
+            if seconds_by_m:
+                info["subset_seconds"] = {str(m): round(t, 3) for m, t in seconds_by_m.items()}
+            if failed:
+                info["subset_failures"] = {str(m): f"{f.status}: {f.message}"
+                                           for m, f in failed.items()}
         info["subsets"] = {str(m): v.tolist() for m, v in selection.items()}
     status = "ok"
     if record_status:
@@ -330,7 +352,62 @@ def _record_ranking(ds, dataset, seed, key, spec, grid_spec, fitted, references,
     table = _write_ranking_files(out, seed, ranker, ds, info, keep=spec.get("keep"))
     if selection is None:
         selection = table["index"].to_numpy()
-    return _Run(key, selection, points, grid, marks, spec.get("clusterers"), status)
+    return _Run(key, selection, points, grid, marks, spec.get("clusterers"), status,
+                failed or None)
+
+
+class Subset(NamedTuple):
+    """The ``m`` features of a ranker whose subsets are not nested, the wall time of the fit
+    that gave them and (in a child process) its peak memory above the job's (MB)."""
+
+    features: np.ndarray
+    seconds: float
+    max_rss_mb: float | None = None
+
+
+def _subset_of(ranker, m):
+    """:func:`~fsclust.rankers.base.selected_features` of ``ranker`` at ``m``, timed."""
+    from fsclust.rankers.base import selected_features
+
+    start = time.perf_counter()
+    features = selected_features(ranker, m)
+    return Subset(features, time.perf_counter() - start)
+
+
+def _subsets_within(limit, ranker, points, *, key, dataset, seed, timed_out):
+    """The subset of every m of ``points`` for a ranker whose subsets are not nested, each m
+    that needs a fit of its own (``subset_needs_fit``, e.g. UDFS and SOGFS at their defaults:
+    ``c = max(K, m)`` components for m) fitted in a child process under ``limit`` seconds,
+    as the ranking's own fit is: a fit for m is a fit.
+
+    Returns ``(selection, failed, seconds)``: ``{m: features}`` of the m that have a subset,
+    ``{m: FitFailure}`` of those that do not, ``{m: wall seconds}`` of the fits made. Once an
+    m times out (``timed_out[key]``, kept across the job's seeds), it and every larger m are
+    recorded "timeout" without a fit: their fits have more components, never fewer, so they
+    would cost the limit again for nothing.
+    """
+    needs_fit = getattr(ranker, "subset_needs_fit", None)
+    selection, failed, seconds = {}, {}, {}
+    for m in sorted(points):
+        stopped = timed_out.get(key)
+        if stopped is not None and m >= stopped[1]:
+            failed[m] = FitFailure("timeout", f"{NOT_FITTED}: the fit for m = {stopped[1]} at "
+                                   f"seed {stopped[0]} exceeded the time limit of {limit} s, "
+                                   "and a larger m fits more components", 0.0)
+            continue
+        if needs_fit is None or not needs_fit(m):
+            selection[m] = _subset_of(ranker, m).features
+            continue
+        outcome = within_time_limit(limit, _subset_of, ranker, m)
+        if isinstance(outcome, FitFailure):
+            failed[m] = outcome
+            if outcome.status == "timeout":
+                timed_out[key] = (seed, m)
+            log.warning("%s on %s (seed %d), its fit for m = %d: %s: %s", key, dataset, seed,
+                        m, outcome.status, outcome.message)
+            continue
+        selection[m], seconds[m] = outcome.features, outcome.seconds
+    return selection, failed, seconds
 
 
 def _sweep_run(ds, dataset, seed, run, clusterers, metrics, fitted=None,
@@ -354,13 +431,34 @@ def _sweep_run(ds, dataset, seed, run, clusterers, metrics, fitted=None,
     else:
         states = {k: derive_seed(seed, dataset, spec.get("seed_key", k))
                   for k, spec in used.items()}
-        result = run_sweep(ds.X, ds.y, run.selection, run.points, used,
-                           n_clusters=ds.n_classes, random_states=states, metrics=metrics,
-                           fitted=fitted, record_failures=record_failures)
-        if "message" in result:
+        failed = run.failed or {}
+        points = [m for m in run.points if m not in failed]
+        result = (run_sweep(ds.X, ds.y, run.selection, points, used,
+                            n_clusters=ds.n_classes, random_states=states, metrics=metrics,
+                            fitted=fitted, record_failures=record_failures) if points
+                  else None)
+        if result is not None and "message" in result:
             for row in result[result["status"] == "failed"].itertuples():
                 log.warning("%s / %s seed %d: %s on the top %d failed: %s", dataset, run.key,
                             seed, row.clusterer, row.n_features, row.message)
+        if failed:
+            # the m whose own fit did not end: no subset to cluster
+            rows = pd.DataFrame([(k, m, failed[m].status, failed[m].message)
+                                 for k in used for m in run.points if m in failed],
+                                columns=["clusterer", "n_features", "status", "message"])
+            rows[list(metrics)] = np.nan
+            if result is None:
+                result = rows
+            else:
+                if "status" not in result:
+                    result["status"] = "ok"
+                result = pd.concat([result, rows], ignore_index=True)
+            order = {m: i for i, m in enumerate(run.points)}
+            clusterer_order = {k: i for i, k in enumerate(used)}
+            result = result.sort_values(
+                ["clusterer", "n_features"], kind="stable",
+                key=lambda c: c.map(clusterer_order if c.name == "clusterer" else order),
+            ).reset_index(drop=True)
     log.info("%s / %s seed %d: %d clusterer(s) x %d points in %.2f s", dataset, run.key, seed,
              len(used), len(run.points), time.perf_counter() - start)
     for name, value in (("seed", seed), ("method", run.key), ("dataset", dataset)):
