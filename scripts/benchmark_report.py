@@ -12,4 +12,5 @@ with steps.logged(snakemake.log[0], snakemake.threads):
     costs = pd.read_csv(snakemake.input.costs, sep="\t", keep_default_na=False,
                         na_values={"seconds": [""], "max_rss_mb": [""]})
     out_dir = Path(snakemake.output.summary).parent
-    write_benchmark_report(scores, costs, out_dir, metrics=tuple(snakemake.params.metrics))
+    write_benchmark_report(scores, costs, out_dir, metrics=tuple(snakemake.params.metrics),
+                           diagrams=snakemake.params.diagrams)

@@ -294,3 +294,26 @@ def test_the_packaged_record_is_the_runs_table_under_its_source_line(tmp_path):
     first, rest = out.read_text().split("\n", 1)
     assert first.startswith("# run of today; ")
     pd.testing.assert_frame_equal(pd.read_csv(out, sep="\t", comment="#"), table)
+
+
+@pytest.mark.slow  # two reports, 9 diagrams: 6 s
+def test_headline_diagrams_are_the_summarys_and_no_others(tmp_path):
+    # benchmark-small's report draws the headline setting's diagram in each family alone; every
+    # diagram the summary links is drawn, and the tables are those of diagrams="all"
+    import re
+
+    scores = _scores(m_rules=("10%", "20%"))
+    costs = _costs(scores)
+    headline = write_benchmark_report(scores, costs, tmp_path / "h", metrics=("acc",),
+                                      diagrams="headline")
+    drawn = sorted(p.name for p in (tmp_path / "h/figures").glob("cd_*.png"))
+    assert drawn == [benchmark.diagram_name(family, "kmeans", "acc", "10%", "true")
+                     for family in ("all", "expression", "image")]
+    linked = set(re.findall(r"figures/(cd_[^)\s]+\.png)", (tmp_path / "h/summary.md").read_text()))
+    assert linked and linked <= set(drawn)
+    write_benchmark_report(scores, costs, tmp_path / "a", metrics=("acc",))
+    assert len(list((tmp_path / "a/figures").glob("cd_*.png"))) == 3 * 2  # families x m rules
+    for path in (p for p in headline if p.suffix == ".tsv"):
+        assert path.read_bytes() == (tmp_path / "a" / path.relative_to(tmp_path / "h")).read_bytes()
+    with pytest.raises(ValueError, match="diagrams must be"):
+        write_benchmark_report(scores, costs, tmp_path / "x", metrics=("acc",), diagrams="some")

@@ -453,7 +453,13 @@ def test_benchmark_small_report(small_runs):
                     "is not in this checkout: the run stopped at the tables")
     results = small_runs[2] / "results/benchmark-small"
     assert (results / "summary.md").read_text().strip()
-    assert any((results / "figures").glob("*.png"))
+    # `diagrams: headline`: the headline setting's critical-difference diagram per family
+    drawn = sorted(p.name for p in (results / "figures").glob("cd_*.png"))
+    from fsclust.studies.benchmark.report import diagram_name
+
+    assert drawn == sorted(diagram_name(family, "kmeans", "acc", "10%", "true")
+                           for family in ("all", "expression", "image"))
+    assert (results / "figures/quality_vs_cost.png").stat().st_size > 0
 
 
 @needs_mirror
