@@ -150,6 +150,8 @@ rule benchmark_report:
         runtime=30,
     params:
         metrics=lambda wildcards: EXPERIMENTS[wildcards.experiment]["metrics"],
-        diagrams=lambda wildcards: EXPERIMENTS[wildcards.experiment].get("diagrams", "all"),
+        diagrams=lambda wildcards: EXPERIMENTS[wildcards.experiment].get(
+            "diagrams", "all"
+        ),
     script:
         "../../scripts/benchmark_report.py"
