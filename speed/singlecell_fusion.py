@@ -37,9 +37,9 @@ cells     laplacian  seurat_v3  mean   w = 0.3   w = 0.7   min    log
 ========  =========  =========  =====  ========  ========  =====  =====
 
 The mean of the ranks is above ``seurat_v3`` at every size (by 0.144, 0.050, 0.022) and above
-both at 10^6; below the Laplacian score alone at 10^4 and 10^5 (by 0.066 and 0.020). Not yet an
-option of :func:`fsclust.pp.select_features`: it needs ``seurat_v3`` on all cells beside the
-graph's subsample, and the real sets of the single-cell benchmark (held out) to judge it once.
+both at 10^6; below the Laplacian score alone at 10^4 and 10^5 (by 0.066 and 0.020). It is
+``fsclust.pp.select_features(adata, method="laplacian+hvg_seurat_v3")`` (0.694 at 10^4 through
+that call, as here); the real sets of the single-cell benchmark (held out) are to judge it once.
 """
 
 from __future__ import annotations

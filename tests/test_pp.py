@@ -140,3 +140,52 @@ def test_bad_sizes_and_empty_x_are_one_line(counts):
     empty.layers["counts"] = counts[0]
     with pytest.raises(ValueError, match=r"adata.X is empty; pass layer= one of \['counts'\]"):
         pp.select_features(empty, n_top_genes=10)
+
+
+def test_methods_joined_by_plus_are_ordered_by_the_mean_of_their_ranks(counts):
+    # issue 39: each method ranks on its own input (the Laplacian score the log values, seurat_v3
+    # the counts), the genes by their mean rank (Borda), ties by the first method's rank; the
+    # genes no method ranks (seen in fewer than min_cells cells) last, with no score
+    X = counts[0].tolil()
+    X[:, 7] = 0
+    X[:2, 7] = 1
+    X = X.tocsr()
+    adata = anndata.AnnData(X)
+    parts = [pp.rank_genes(X, method)[1] for method in ("laplacian", "hvg_seurat_v3")]
+    mean = (parts[0] + parts[1]) / 2
+    expected = np.lexsort((np.arange(mean.size), parts[0], mean))
+    frame = pp.select_features(adata, "laplacian+hvg_seurat_v3", n_top_genes=20,
+                               inplace=False)
+    order = np.argsort(frame["fsclust_rank"].to_numpy())
+    np.testing.assert_array_equal(order, expected)
+    scores = frame["fsclust_score"].to_numpy()
+    unranked = np.isnan(scores)
+    assert unranked[7] and order[-unranked.sum():].tolist() == np.flatnonzero(unranked).tolist()
+    np.testing.assert_allclose(scores[~unranked], mean[~unranked])
+    pp.select_features(adata, "laplacian+hvg_seurat_v3", n_top_genes=20)
+    uns = adata.uns["fsclust"]
+    assert uns["higher_is_better"] is False and set(uns["params"]) == {"laplacian",
+                                                                       "hvg_seurat_v3"}
+    assert uns["inputs"]["hvg_seurat_v3"] == "counts"
+    # a method's own parameters, by its name
+    joined = pp.rank_genes(X, "laplacian+hvg_seurat_v3",
+                           method_params={"laplacian": {"n_neighbors": 5}})[2]
+    assert joined["params"]["laplacian"]["n_neighbors"] == 5
+
+
+def test_the_mean_of_ranks_breaks_ties_by_the_first_ranking():
+    mean, ranks = pp.combined_ranks([np.array([1, 2, 3, 4]), np.array([4, 1, 2, 3])])
+    assert mean.tolist() == [2.5, 1.5, 2.5, 3.5] and ranks.tolist() == [2, 1, 3, 4]
+    _, ranks = pp.combined_ranks([np.array([2, 1, 3]), np.array([1, 2, 3])])
+    assert ranks.tolist() == [2, 1, 3]
+
+
+@pytest.mark.parametrize("method, params, words", [
+    ("laplacian+nonsense", None, "unknown: 'nonsense'"),
+    ("laplacian+laplacian", None, "two or more different"),
+    ("laplacian+hvg_seurat_v3", {"n_neighbors": 5}, "by its name"),
+])
+def test_a_bad_joined_method_is_one_line(counts, method, params, words):
+    with pytest.raises(ValueError, match=words) as error:
+        pp.rank_genes(counts[0], method, method_params=params)
+    assert "\n" not in str(error.value)
