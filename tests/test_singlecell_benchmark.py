@@ -209,6 +209,24 @@ def test_the_ranking_is_fsclust_pp_rank_genes(synthetic, method):
     assert np.allclose(ours[0], theirs[0], equal_nan=True)
 
 
+def test_methods_joined_by_plus_rank_as_fsclust_pp_does(synthetic):
+    # the mean of the methods' ranks, each method ranked on its own, in the workflow's copy too
+    from fsclust import pp
+    from fsclust.studies.singlecell.data import load_counts
+    from fsclust.studies.singlecell.protocol import _import_for, rank_genes
+
+    counts = load_counts(synthetic)
+    _import_for("laplacian+hvg_seurat_v3")
+    ours = rank_genes(counts.X, "laplacian+hvg_seurat_v3", random_state=4)
+    theirs = pp.rank_genes(counts.X, "laplacian+hvg_seurat_v3", random_state=4)
+    parts = [rank_genes(counts.X, m, random_state=4)[1] for m in ("laplacian", "hvg_seurat_v3")]
+    assert np.array_equal(ours[1], theirs[1])
+    assert np.array_equal(ours[1], pp.combined_ranks(parts)[1])
+    assert np.allclose(ours[0], theirs[0], equal_nan=True)
+    assert ours[2]["inputs"] == {"laplacian": "log1p of per-cell normalised counts",
+                                 "hvg_seurat_v3": "counts"}
+
+
 def test_ranks_are_a_permutation_with_the_rare_genes_last():
     from fsclust.studies.singlecell.protocol import rank_genes
 
@@ -418,7 +436,11 @@ def test_config_runs_every_sparse_ranker_and_says_why_the_others_are_left_out():
     named = {spec["method"] for spec in block["methods"].values()}
     sparse = {m for m in registry.method_names_by_role("method")
               if get_tags(registry.ranker_class(m)()).ranker_tags.sparse_input}
-    assert named == sparse | {"random"}  # the control (role "control")
+    # methods joined by "+" (the mean of their ranks) join sparse methods only
+    joined = {m for m in named if "+" in m}
+    assert joined == {"laplacian+hvg_seurat_v3"}
+    assert all(set(m.split("+")) <= sparse for m in joined)
+    assert named - joined == sparse | {"random"}  # the control (role "control")
     assert set(block["excluded_methods"]) == set(registry.method_names_by_role("method")) - sparse
     assert block["methods"]["random"]["n_draws"] == 10 and block["all_features"] is True
     assert all(not spec.get("params") for spec in block["methods"].values())

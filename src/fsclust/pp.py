@@ -25,6 +25,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from fsclust.ranking import combined_ranks
+
 __all__ = ["select_features", "rank_genes", "combined_ranks", "SINGLE_CELL_PARAMS"]
 
 #: Parameters every graph-based ranker that scales gets on single-cell counts, where its class
@@ -180,34 +182,6 @@ def rank_genes(X, method="laplacian", *, normalize=True, min_cells=3, target_sum
     return scores, ranks, info
 
 
-def combined_ranks(ranks):
-    """The mean of several rankings' ranks of the same genes (Borda's count) and the ranks it
-    gives: 1 = the smallest mean, ties by the first ranking's rank, then the gene's index.
-
-    Parameters
-    ----------
-    ranks : sequence of ndarray of shape (n_genes,)
-        Each ranking's ranks, 1 = best.
-
-    Returns
-    -------
-    mean : ndarray of shape (n_genes,)
-    ranks : ndarray of shape (n_genes,), int
-
-    Examples
-    --------
-    >>> mean, ranks = combined_ranks([np.array([1, 2, 3, 4]), np.array([4, 1, 2, 3])])
-    >>> mean.tolist(), ranks.tolist()
-    ([2.5, 1.5, 2.5, 3.5], [2, 1, 3, 4])
-    """
-    stacked = np.vstack([np.asarray(r, dtype=float) for r in ranks])
-    mean = stacked.mean(axis=0)
-    order = np.lexsort((np.arange(mean.size), stacked[0], mean))
-    final = np.empty(mean.size, dtype=np.intp)
-    final[order] = np.arange(1, mean.size + 1)
-    return mean, final
-
-
 def _rank_genes_combined(X, method, *, method_params, **kwargs):
     """:func:`rank_genes` for methods joined by ``+``: each ranks on its own (its own input,
     counts or their log, and its own preset), then :func:`combined_ranks`.
@@ -216,15 +190,9 @@ def _rank_genes_combined(X, method, *, method_params, **kwargs):
     real sets of the single-cell benchmark not yet): ``laplacian+hvg_seurat_v3`` puts 0.694,
     0.926 and 0.986 of the planted markers in its top 500 at 10^4, 10^5 and 10^6 cells, against
     ``hvg_seurat_v3``'s 0.550, 0.876, 0.964 and the Laplacian score's 0.760, 0.946, 0.918."""
-    from fsclust.registry import method_names
+    from fsclust.ranking import combine_joined, joined_methods
 
-    parts = method.split("+")
-    known = set(method_names())
-    unknown = [part for part in parts if part not in known]
-    if len(parts) < 2 or unknown or len(set(parts)) < len(parts):
-        raise ValueError(f"method={method!r}: join two or more different registered methods "
-                         f"with '+' (unknown: {', '.join(map(repr, unknown)) or 'none'}; "
-                         "`fsclust methods` lists them)")
+    parts = joined_methods(method)
     method_params = dict(method_params or {})
     stray = sorted(set(method_params) - set(parts))
     if stray:
@@ -236,19 +204,10 @@ def _rank_genes_combined(X, method, *, method_params, **kwargs):
                                          **kwargs)
         ranks.append(part_ranks)
         infos[part] = info
-    mean, final = combined_ranks(ranks)
     first = infos[parts[0]]
-    info = {"method": method, "combined": "mean of the ranks (Borda's count), ties by "
-            f"{parts[0]}'s rank", "higher_is_better": False,
-            **{key: first[key] for key in ("n_cells", "n_genes", "n_genes_ranked",
-                                           "min_cells", "random_state")},
-            "params": {part: infos[part]["params"] for part in parts},
-            "inputs": {part: infos[part]["input"] for part in parts}}
-    for part in parts:
-        if "graph_genes" in infos[part]:
-            info["graph_genes"] = infos[part]["graph_genes"]
-    # the genes no method ranked (seen in fewer than min_cells cells) are last in each, so last
-    scores = np.where(final > first["n_genes_ranked"], np.nan, mean)
+    scores, final, info = combine_joined(parts, ranks, infos, first["n_genes_ranked"])
+    info.update({key: first[key] for key in ("n_cells", "n_genes", "n_genes_ranked",
+                                             "min_cells", "random_state")})
     return scores, final, info
 
 

@@ -60,3 +60,74 @@ def read_ranking(path):
     if missing:
         raise ValueError(f"{path}: not a ranking table, missing column(s) {', '.join(missing)}")
     return table.sort_values("rank", kind="stable").reset_index(drop=True)
+
+
+#: Joins registered methods into one ranking: ``"laplacian+hvg_seurat_v3"`` (single-cell genes,
+#: :func:`fsclust.pp.rank_genes`).
+JOIN = "+"
+
+
+def joined_methods(method):
+    """The registered methods of ``method`` joined by :data:`JOIN` (two or more, different),
+    refused in one line otherwise; a name without :data:`JOIN` is one method, returned alone.
+
+    Examples
+    --------
+    >>> joined_methods("laplacian+hvg_seurat_v3")
+    ['laplacian', 'hvg_seurat_v3']
+    """
+    from fsclust.registry import method_names
+
+    if JOIN not in method:
+        return [method]
+    parts = method.split(JOIN)
+    unknown = [part for part in parts if part not in set(method_names())]
+    if len(parts) < 2 or unknown or len(set(parts)) < len(parts):
+        raise ValueError(f"method={method!r}: join two or more different registered methods "
+                         f"with {JOIN!r} (unknown: {', '.join(map(repr, unknown)) or 'none'}; "
+                         "`fsclust methods` lists them)")
+    return parts
+
+
+def combined_ranks(ranks):
+    """The mean of several rankings' ranks of the same genes (Borda's count) and the ranks it
+    gives: 1 = the smallest mean, ties by the first ranking's rank, then the gene's index.
+
+    Parameters
+    ----------
+    ranks : sequence of ndarray of shape (n_genes,)
+        Each ranking's ranks, 1 = best.
+
+    Returns
+    -------
+    mean : ndarray of shape (n_genes,)
+    ranks : ndarray of shape (n_genes,), int
+
+    Examples
+    --------
+    >>> mean, ranks = combined_ranks([np.array([1, 2, 3, 4]), np.array([4, 1, 2, 3])])
+    >>> mean.tolist(), ranks.tolist()
+    ([2.5, 1.5, 2.5, 3.5], [2, 1, 3, 4])
+    """
+    stacked = np.vstack([np.asarray(r, dtype=float) for r in ranks])
+    mean = stacked.mean(axis=0)
+    order = np.lexsort((np.arange(mean.size), stacked[0], mean))
+    final = np.empty(mean.size, dtype=np.intp)
+    final[order] = np.arange(1, mean.size + 1)
+    return mean, final
+
+
+def combine_joined(parts, ranks, infos, n_genes_ranked):
+    """Scores, ranks and info of methods ranked apart (:func:`joined_methods`): the mean of
+    their ranks (NaN for the genes none ranked, last in each), :func:`combined_ranks`, and
+    each method's parameters and input under its name."""
+    mean, final = combined_ranks(ranks)
+    scores = np.where(final > n_genes_ranked, np.nan, mean)
+    info = {"method": JOIN.join(parts), "higher_is_better": False,
+            "combined": f"mean of the ranks (Borda's count), ties by {parts[0]}'s rank",
+            "params": {part: infos[part]["params"] for part in parts},
+            "inputs": {part: infos[part]["input"] for part in parts}}
+    for part in parts:
+        if "graph_genes" in infos[part]:
+            info["graph_genes"] = infos[part]["graph_genes"]
+    return scores, final, info

@@ -282,6 +282,7 @@ def sc_notes(name):
 def _check_singlecell():
     from sklearn.utils import get_tags
 
+    from fsclust.ranking import joined_methods
     from fsclust.registry import ranker_class
 
     for name, block in SINGLECELL.items():
@@ -309,13 +310,21 @@ def _check_singlecell():
                     f"{where}.methods: {key!r} is the all-genes control; set "
                     "all_features: true instead"
                 )
-            check_params("method", spec["method"], spec.get("params"))
-            tags = get_tags(ranker_class(spec["method"])()).ranker_tags
-            if not tags.sparse_input:
-                raise ValueError(
-                    f"{where}.methods.{key}: {spec['method']} does not take sparse input "
-                    "(RankerTags.sparse_input); it would densify the cells x genes matrix"
+            # methods joined by "+" (their mean rank): each checked, params by its name
+            parts = joined_methods(spec["method"])
+            for part in parts:
+                given = spec.get("params")
+                check_params(
+                    "method",
+                    part,
+                    given.get(part) if given and len(parts) > 1 else given,
                 )
+                tags = get_tags(ranker_class(part)()).ranker_tags
+                if not tags.sparse_input:
+                    raise ValueError(
+                        f"{where}.methods.{key}: {part} does not take sparse input "
+                        "(RankerTags.sparse_input); it would densify the cells x genes matrix"
+                    )
 
 
 _check_singlecell()

@@ -108,8 +108,24 @@ def rank_genes(X, method, *, params=None, n_clusters=None, min_cells=3, random_s
         graph_genes,
         normalize_log1p,
     )
+    from fsclust.ranking import JOIN, combine_joined, joined_methods
     from fsclust.registry import make_ranker, ranker_class
 
+    if JOIN in method:
+        # methods joined by "+": each ranks on its own, then the mean of their ranks (as
+        # fsclust.pp.rank_genes); ``params`` holds each one's parameters by its name
+        parts = joined_methods(method)
+        ranks, infos = [], {}
+        for part in parts:
+            _, part_ranks, infos[part] = rank_genes(
+                X, part, params=(params or {}).get(part), n_clusters=n_clusters,
+                min_cells=min_cells, random_state=random_state, source=source)
+            ranks.append(part_ranks)
+        first = infos[parts[0]]
+        scores, final, info = combine_joined(parts, ranks, infos, first["n_genes_ranked"])
+        info.update({key: first[key] for key in ("n_genes_ranked", "min_cells",
+                                                 "random_state")})
+        return scores, final, info
     takes = ranker_class(method)().get_params()
     chosen = {key: value for key, value in SINGLE_CELL_PARAMS.items() if key in takes}
     if n_clusters is not None and "n_clusters" in takes:
@@ -188,17 +204,19 @@ def _import_for(method):
 
     from sklearn.utils import get_tags
 
+    from fsclust.ranking import joined_methods
     from fsclust.registry import ranker_class
 
     importlib.import_module("fsclust.counts.preprocess")
     importlib.import_module("fsclust.counts.read")
-    ranker = ranker_class(method)()
     modules = []
-    if get_tags(ranker).ranker_tags.counts_input:
-        modules += ["anndata", "scanpy"]
-    if "graph" in ranker.get_params():
-        # scanpy and scikit-misc for the graph genes (seurat_v3's, fsclust.counts.graph_genes)
-        modules += ["numba", "pynndescent", "anndata", "scanpy", "skmisc.loess"]
+    for part in joined_methods(method):
+        ranker = ranker_class(part)()
+        if get_tags(ranker).ranker_tags.counts_input:
+            modules += ["anndata", "scanpy"]
+        if "graph" in ranker.get_params():
+            # scanpy and scikit-misc for the graph genes (seurat_v3's, graph_genes)
+            modules += ["numba", "pynndescent", "anndata", "scanpy", "skmisc.loess"]
     for name in modules:
         try:
             importlib.import_module(name)
