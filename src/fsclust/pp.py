@@ -256,6 +256,8 @@ def select_features(adata, method="laplacian", n_top_genes=2000, *, layer=None, 
         Cells in rows; raw counts in ``X`` or in ``layers[layer]``, sparse or dense, or a
         Dask array of CSR row blocks (:func:`rank_genes`).
     method : str, default="laplacian"
+        A registered method, or several joined by ``+`` and ordered by the mean of their
+        ranks (:func:`rank_genes`).
     n_top_genes : int, default=2000
         Genes selected.
     layer : str, optional
