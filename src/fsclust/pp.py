@@ -186,11 +186,12 @@ def _rank_genes_combined(X, method, *, method_params, **kwargs):
     """:func:`rank_genes` for methods joined by ``+``: each ranks on its own (its own input,
     counts or their log, and its own preset), then :func:`combined_ranks`.
 
-    Measured on synthetic counts (``speed/singlecell_fusion.py``, the tuning set; judged on the
-    real sets of the single-cell benchmark not yet): ``laplacian+hvg_seurat_v3`` puts 0.694,
-    0.926 and 0.986 of the planted markers in its top 500 at 10^4, 10^5 and 10^6 cells, against
-    ``hvg_seurat_v3``'s 0.550, 0.876, 0.964 and the Laplacian score's 0.760, 0.946, 0.918."""
-    from fsclust.ranking import combine_joined, joined_methods
+    Measured on synthetic counts (``speed/singlecell_fusion.py``, the tuning set):
+    ``laplacian+hvg_seurat_v3`` puts 0.694, 0.926 and 0.986 of the planted markers in its top
+    500 at 10^4, 10^5 and 10^6 cells, against ``hvg_seurat_v3``'s 0.550, 0.876, 0.964 and the
+    Laplacian score's 0.760, 0.946, 0.918; judged once on the single-cell benchmark's real sets
+    (docs/singlecell.md), where it leads with k-means from 1,000 genes and is not the default."""
+    from fsclust.ranking import joined_methods, rank_joined
 
     parts = joined_methods(method)
     method_params = dict(method_params or {})
@@ -198,16 +199,10 @@ def _rank_genes_combined(X, method, *, method_params, **kwargs):
     if stray:
         raise ValueError(f"method_params for {method!r} is a dict of each method's parameters "
                          f"by its name ({', '.join(parts)}); got keys {stray}")
-    ranks, infos = [], {}
-    for part in parts:
-        _, part_ranks, info = rank_genes(X, part, method_params=method_params.get(part),
-                                         **kwargs)
-        ranks.append(part_ranks)
-        infos[part] = info
-    first = infos[parts[0]]
-    scores, final, info = combine_joined(parts, ranks, infos, first["n_genes_ranked"])
-    info.update({key: first[key] for key in ("n_cells", "n_genes", "n_genes_ranked",
-                                             "min_cells", "random_state")})
+    scores, final, info, first = rank_joined(
+        method, lambda part, params: rank_genes(X, part, method_params=params, **kwargs),
+        method_params)
+    info.update({key: first[key] for key in ("n_cells", "n_genes")})
     return scores, final, info
 
 

@@ -117,6 +117,39 @@ def combined_ranks(ranks):
     return mean, final
 
 
+def rank_joined(method, rank_one, params=None):
+    """Rank with each method of ``method`` (:func:`joined_methods`) on its own and combine
+    them (:func:`combine_joined`): the loop :func:`fsclust.pp.rank_genes` and the single-cell
+    study's copy of it share.
+
+    Parameters
+    ----------
+    method : str
+        Methods joined by :data:`JOIN`.
+    rank_one : callable
+        ``rank_one(name, params) -> (scores, ranks, info)`` for one method.
+    params : dict, optional
+        Each method's parameters by its name.
+
+    Returns
+    -------
+    scores, ranks, info
+        As :func:`combine_joined`; ``info`` also has the first method's ``n_genes_ranked``,
+        ``min_cells`` and ``random_state``.
+    first : dict
+        The first method's info.
+    """
+    parts = joined_methods(method)
+    ranks, infos = [], {}
+    for part in parts:
+        _, part_ranks, infos[part] = rank_one(part, (params or {}).get(part))
+        ranks.append(part_ranks)
+    first = infos[parts[0]]
+    scores, final, info = combine_joined(parts, ranks, infos, first["n_genes_ranked"])
+    info.update({key: first[key] for key in ("n_genes_ranked", "min_cells", "random_state")})
+    return scores, final, info, first
+
+
 def combine_joined(parts, ranks, infos, n_genes_ranked):
     """Scores, ranks and info of methods ranked apart (:func:`joined_methods`): the mean of
     their ranks (NaN for the genes none ranked, last in each), :func:`combined_ranks`, and

@@ -108,24 +108,15 @@ def rank_genes(X, method, *, params=None, n_clusters=None, min_cells=3, random_s
         graph_genes,
         normalize_log1p,
     )
-    from fsclust.ranking import JOIN, combine_joined, joined_methods
+    from fsclust.ranking import JOIN, rank_joined
     from fsclust.registry import make_ranker, ranker_class
 
     if JOIN in method:
         # methods joined by "+": each ranks on its own, then the mean of their ranks (as
         # fsclust.pp.rank_genes); ``params`` holds each one's parameters by its name
-        parts = joined_methods(method)
-        ranks, infos = [], {}
-        for part in parts:
-            _, part_ranks, infos[part] = rank_genes(
-                X, part, params=(params or {}).get(part), n_clusters=n_clusters,
-                min_cells=min_cells, random_state=random_state, source=source)
-            ranks.append(part_ranks)
-        first = infos[parts[0]]
-        scores, final, info = combine_joined(parts, ranks, infos, first["n_genes_ranked"])
-        info.update({key: first[key] for key in ("n_genes_ranked", "min_cells",
-                                                 "random_state")})
-        return scores, final, info
+        return rank_joined(method, lambda part, given: rank_genes(
+            X, part, params=given, n_clusters=n_clusters, min_cells=min_cells,
+            random_state=random_state, source=source), params)[:3]
     takes = ranker_class(method)().get_params()
     chosen = {key: value for key, value in SINGLE_CELL_PARAMS.items() if key in takes}
     if n_clusters is not None and "n_clusters" in takes:
