@@ -104,3 +104,80 @@ def test_the_packaged_planted_suite_is_what_the_suite_gives_today():
         assert today.loc[name, "status"] == "ok"
         assert float(f"{today.loc[name, 'precision_ties']:.4g}") == packaged.loc[name,
                                                                                "precision"]
+
+
+def _benchmarked_methods():
+    """The methods the benchmark's config runs, from the config itself (not the registry)."""
+    import yaml
+
+    config = yaml.safe_load((Path(__file__).resolve().parents[1] / "config" / "experiments"
+                             / "benchmark.yaml").read_text(encoding="utf-8"))
+    return sorted(key for key in config["experiments"]["benchmark"]["methods"]
+                  if key != "random")
+
+
+def test_every_benchmarked_method_has_its_packaged_record_per_family():
+    # issue 40, item 4: the numbers come from a full run's tables, packaged with its source
+    from fsclust.registry import benchmark_versus_random
+
+    source, records = benchmark_versus_random()
+    assert "commit" in source and "benchmark" in source, source
+    methods = _benchmarked_methods()
+    assert len(methods) > 15
+    missing = [name for name in methods if records[name] is None]
+    assert not missing, ("not in src/fsclust/data/benchmark_vs_random.tsv: run the benchmark "
+                         f"and package it (docs/contributing.md) for {missing}")
+    for name in methods:
+        assert sorted(records[name]) == ["all", "expression", "image"], name
+        for family, record in records[name].items():
+            # 2 clusterers x 3 metrics x 6 fixed fractions, each at the true K
+            assert record.settings == 36, (name, family, record)
+            assert 0 <= record.better + record.worse <= record.settings
+            assert (record.m_better == "-") == (record.better == 0)
+            assert (record.m_worse == "-") == (record.worse == 0)
+        assert (records[name]["all"].n_datasets
+                == records[name]["expression"].n_datasets + records[name]["image"].n_datasets)
+    assert [name for name in records if records[name] is not None] == methods
+
+
+def test_the_page_shows_each_benchmark_record_and_says_which_methods_lose_to_random():
+    from fsclust.cli import _loses_to_random
+    from fsclust.registry import benchmark_versus_random
+
+    source, records = benchmark_versus_random()
+    page = METHODS_PAGE.read_text(encoding="utf-8")
+    assert f"The packaged\nrun: {source}." in page
+    for name in _benchmarked_methods():
+        expression, image = records[name]["expression"], records[name]["image"]
+        row = next(line for line in page.splitlines() if line.startswith(f"| `{name}` |"))
+        assert row.endswith(f"| expression {expression.better} / {expression.worse} of 36; "
+                            f"images {image.better} / {image.worse} of 36 |"), row
+    losing = sorted(name for name in _benchmarked_methods() if _loses_to_random(records[name]))
+    said = sorted(re.findall(r"^- `([^`]+)`: loses to random features in the benchmark", page,
+                             re.M))
+    assert said == losing
+    # a loser is one worse than random in more settings than better, in some family
+    for name in _benchmarked_methods():
+        worse = any(records[name][f].worse > records[name][f].better
+                    for f in ("expression", "image"))
+        assert (name in losing) == worse
+
+
+def test_fsclust_methods_name_prints_its_benchmark_line(capsys):
+    from fsclust.cli import _loses_to_random
+    from fsclust.registry import benchmark_versus_random
+
+    _, records = benchmark_versus_random()
+    for name in ("laplacian", "sogfs", "fsfs"):
+        record = records[name]["expression"]
+        assert main(["methods", name]) == 0
+        out = capsys.readouterr().out
+        assert (f"benchmark vs random: on expression data ({record.n_datasets} sets), better "
+                f"in {record.better} of 36 settings") in out
+        assert ("it loses to random features at its defaults" in out) == bool(
+            _loses_to_random(records[name]))
+    assert main(["methods", "hvg_seurat"]) == 0
+    assert ("benchmark vs random: not in the benchmark (it models raw single-cell counts"
+            in capsys.readouterr().out)
+    assert main(["methods", "laplacian_largest_first"]) == 0
+    assert "not in the benchmark (a paper's reading error" in capsys.readouterr().out

@@ -911,7 +911,64 @@ def _describe_method(name):
     lines.append("takes K: " + ("yes (n_clusters: --n-clusters K, or estimated by fsclust "
                                 "select)" if takes_k else "no"))
     lines.append("planted suite: " + _planted_words(name))
+    source, records = _benchmark()
+    lines.append("benchmark vs random: " + _benchmark_words(name, records[name]))
+    losing = _loses_to_random(records[name])
+    if losing:
+        lines.append("  it loses to random features at its defaults on "
+                     + " and ".join(_FAMILY_WORDS[family] for family in losing))
+    if records[name] is not None:
+        lines.append(f"  (the packaged run: {source})")
     return "\n".join(lines)
+
+
+def _benchmark():
+    from fsclust.registry import benchmark_versus_random
+
+    return benchmark_versus_random()
+
+
+#: The benchmark's families in words, in the order shown.
+_FAMILY_WORDS = {"expression": "expression data", "image": "images", "all": "all sets"}
+
+
+def _fractions_words(fractions):
+    """A record's fractions of d ("1% 5%") in words ("at 1%, 5% of d"), "" for none."""
+    return "" if fractions == "-" else f" (at {', '.join(fractions.split())} of d)"
+
+
+def _family_words(family, record):
+    """One family's record against random features in words."""
+    return (f"on {_FAMILY_WORDS[family]} ({record.n_datasets} sets), better in {record.better} "
+            f"of {record.settings} settings{_fractions_words(record.m_better)}, worse in "
+            f"{record.worse}{_fractions_words(record.m_worse)}")
+
+
+def _benchmark_words(name, record, families=("expression", "image", "all")):
+    """A ranker's benchmark record against random features in words
+    (:func:`fsclust.registry.benchmark_versus_random`), or why it has none."""
+    if record is None:
+        from fsclust.registry import RANKERS, table_method_names
+
+        if RANKERS[name].role == "paper-error":
+            return "not in the benchmark (a paper's reading error, kept for its tables)"
+        if RANKERS[name].role == "method" and name not in table_method_names():
+            return ("not in the benchmark (it models raw single-cell counts; the benchmark's "
+                    "sets are microarrays and images)")
+        if RANKERS[name].role == "control":
+            return "the benchmark's floor: every method is tested against it"
+        return "not in the packaged run"
+    return "; ".join(_family_words(family, record[family]) for family in families
+                     if family in record)
+
+
+def _loses_to_random(record):
+    """The families where a method is significantly worse than random features in more
+    settings than it is better (the benchmark's "loses to random at its defaults")."""
+    if record is None:
+        return []
+    return [family for family in ("expression", "image") if family in record
+            and record[family].worse > record[family].better]
 
 
 def _planted_words(name, suite=None):
@@ -971,6 +1028,24 @@ planted to separate K groups, from wide (80 x 2,000) to tall (800 x 200), weak a
 features among the ranker's top p, the mean over the cases it ran, beside random features'
 share on the same cases. The count models run on the counts case only."""
 
+_BENCHMARK_WORDS = """\
+"Benchmark vs random" is each method against random features in the benchmark
+([benchmark.md](benchmark.md)): the settings (2 clusterers x 3 metrics x 6 fixed fractions of d,
+at the true K; 36 in all) where the Holm-adjusted Wilcoxon test over the datasets finds it
+significantly better, then worse, on the expression sets, then the images; "—" for a ranker
+the benchmark does not run. `fsclust methods NAME` gives the fractions of d. The packaged
+run: {source}."""
+
+
+def _benchmark_cell(record):
+    """A ranker's benchmark column: "expression better/worse; images better/worse" of 36."""
+    if record is None:
+        return "—"
+    return "; ".join(f"{_FAMILY_WORDS[family].split()[0]} {record[family].better} / "
+                     f"{record[family].worse} of {record[family].settings}"
+                     for family in ("expression", "image") if family in record)
+
+
 _ROLE_WORDS = {"method": "method", "control": "control", "paper-error": "paper error"}
 
 
@@ -1006,7 +1081,8 @@ def methods_markdown():
                                   ranker_class)
 
     suite = planted_suite()
-    rankers, below = [], []
+    source, records = _benchmark()
+    rankers, below, loses = [], [], []
     for role in ROLES:
         for name in method_names_by_role(role):
             doc = inspect.getdoc(ranker_class(name)) or ""
@@ -1016,10 +1092,16 @@ def methods_markdown():
                 f"{result.precision:.2f} ({result.random:.2f})" if result.cases > 1 else
                 f"{result.precision:.2f} ({result.random:.2f}), {result.worst_case} only")
             rankers.append((f"`{name}`", _ROLE_WORDS[role], _summary(doc),
-                            _short_reference(doc), takes_k, planted))
+                            _short_reference(doc), takes_k, planted,
+                            _benchmark_cell(records[name])))
             if (result is not None and name != "random"
                     and result.precision <= result.random):
                 below.append(f"- `{name}`: {_planted_words(name, suite)}.")
+            losing = _loses_to_random(records[name])
+            if losing:
+                loses.append(f"- `{name}`: loses to random features in the benchmark at its "
+                             "defaults: " + "; ".join(_family_words(f, records[name][f]) for f in losing)
+                             + ".")
     clusterers = []
     for name in clusterer_names():
         preset = ", ".join(f"`{key}={value!r}`"
@@ -1033,9 +1115,12 @@ def methods_markdown():
         _PLANTED_WORDS,
         "",
         _table(("name", "role", "what it is", "reference", "takes K",
-                "planted suite (random)"), rankers),
+                "planted suite (random)", "benchmark vs random: better / worse"), rankers),
         "",
         *(["At its defaults, on the planted suite:", "", *below, ""] if below else []),
+        _BENCHMARK_WORDS.format(source=source),
+        "",
+        *(["At its defaults, in the benchmark:", "", *loses, ""] if loses else []),
         "## Clusterers",
         "",
         "An experiment clusters the selected features with these (`clusterers:`, "

@@ -342,3 +342,60 @@ def planted_suite():
             float(rows["precision"].mean()), float(floor.reindex(rows["case"]).mean()),
             int(len(rows)), str(worst["case"]), float(worst["precision"]))
     return result
+
+
+#: The packaged record of the benchmark against random features
+#: (``python -m fsclust.studies.benchmark.report --package``).
+BENCHMARK_VS_RANDOM = "data/benchmark_vs_random.tsv"
+
+
+class BenchmarkRecord(NamedTuple):
+    """A method's record against random features in one family of the benchmark (issue 40).
+
+    Over ``settings`` settings (2 clusterers x 3 metrics x 6 fixed fractions of d, at the true
+    K), the Holm-adjusted Wilcoxon test over the family's ``n_datasets`` datasets finds it
+    significantly ``better`` or ``worse`` than random features; ``m_better`` and ``m_worse``
+    are the fractions of d where some setting is ("-" for none).
+    """
+
+    settings: int
+    better: int
+    worse: int
+    m_better: str
+    m_worse: str
+    n_datasets: int
+
+
+def benchmark_versus_random():
+    """The packaged benchmark run's source and each method's :class:`BenchmarkRecord` per family.
+
+    Returns
+    -------
+    source : str
+        The run the table comes from (its date, commit and command), the table's first line.
+    records : dict
+        ``{method: {family: BenchmarkRecord}}`` for every registered ranker (``"expression"``,
+        ``"image"`` and ``"all"`` families); a ranker the run did not include maps to None.
+
+    Examples
+    --------
+    >>> source, records = benchmark_versus_random()
+    >>> "commit" in source, sorted(records["laplacian"])
+    (True, ['all', 'expression', 'image'])
+    """
+    from importlib.resources import files
+
+    import pandas as pd
+
+    with files("fsclust").joinpath(BENCHMARK_VS_RANDOM).open() as handle:
+        first = handle.readline()
+        table = pd.read_csv(handle, sep="\t", keep_default_na=False)
+    source = first.lstrip("# ").split("; per family and method")[0].strip()
+    records = dict.fromkeys(method_names())
+    for row in table.itertuples(index=False):
+        if row.method in records:
+            records[row.method] = records[row.method] or {}
+            records[row.method][row.family] = BenchmarkRecord(
+                int(row.settings), int(row.better), int(row.worse), str(row.m_better),
+                str(row.m_worse), int(row.n_datasets))
+    return source, records
