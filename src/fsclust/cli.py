@@ -941,7 +941,9 @@ def _family_words(family, record):
     """One family's record against random features in words."""
     return (f"on {_FAMILY_WORDS[family]} ({record.n_datasets} sets), better in {record.better} "
             f"of {record.settings} settings{_fractions_words(record.m_better)}, worse in "
-            f"{record.worse}{_fractions_words(record.m_worse)}")
+            f"{record.worse}{_fractions_words(record.m_worse)}"
+            + (" (too few sets for any to be significant)"
+               if record.smallest_adjusted_p() >= 0.05 else ""))
 
 
 def _benchmark_words(name, record, families=("expression", "image", "all")):
@@ -1037,6 +1039,24 @@ the benchmark does not run. `fsclust methods NAME` gives the fractions of d. The
 run: {source}."""
 
 
+def _powerless_families(records):
+    """A paragraph (and its blank line) for each family where the benchmark's test cannot
+    find any method significantly better or worse than random features: too few datasets for
+    the number of methods compared (:meth:`~fsclust.registry.BenchmarkRecord.smallest_adjusted_p`)."""
+    lines = []
+    for family in ("expression", "image"):
+        record = next((r[family] for r in records.values() if r and family in r), None)
+        if record is not None and record.smallest_adjusted_p() >= 0.05:
+            lines += [f"On {_FAMILY_WORDS[family]} ({record.n_datasets} sets) no method can be "
+                      f"significantly better or worse than random features: the exact Wilcoxon "
+                      f"test over {record.n_datasets} sets gives at least p = 2 / "
+                      f"2^{record.n_datasets} = {2 / 2 ** record.n_datasets:.4f}, "
+                      f"{record.smallest_adjusted_p():.2f} after Holm's adjustment over the "
+                      f"{record.comparisons} methods compared; their 0 / 0 says nothing either "
+                      "way.", ""]
+    return lines
+
+
 def _benchmark_cell(record):
     """A ranker's benchmark column: "expression better/worse; images better/worse" of 36."""
     if record is None:
@@ -1120,6 +1140,7 @@ def methods_markdown():
         *(["At its defaults, on the planted suite:", "", *below, ""] if below else []),
         _BENCHMARK_WORDS.format(source=source),
         "",
+        *_powerless_families(records),
         *(["At its defaults, in the benchmark:", "", *loses, ""] if loses else []),
         "## Clusterers",
         "",

@@ -355,7 +355,9 @@ class BenchmarkRecord(NamedTuple):
     Over ``settings`` settings (2 clusterers x 3 metrics x 6 fixed fractions of d, at the true
     K), the Holm-adjusted Wilcoxon test over the family's ``n_datasets`` datasets finds it
     significantly ``better`` or ``worse`` than random features; ``m_better`` and ``m_worse``
-    are the fractions of d where some setting is ("-" for none).
+    are the fractions of d where some setting is ("-" for none); ``comparisons`` is the
+    number of methods tested against random features in the family (Holm's adjustment is over
+    them).
     """
 
     settings: int
@@ -364,6 +366,20 @@ class BenchmarkRecord(NamedTuple):
     m_better: str
     m_worse: str
     n_datasets: int
+    comparisons: int
+
+    def smallest_adjusted_p(self):
+        """The smallest Holm-adjusted p-value the family's test can give: the exact two-sided
+        Wilcoxon signed-rank test over ``n_datasets`` pairs is at least ``2 / 2**n``, and Holm's
+        adjustment multiplies the smallest of ``comparisons`` p-values by their number. At or
+        above 0.05, no method can be significantly better or worse than random features there.
+
+        Examples
+        --------
+        >>> BenchmarkRecord(36, 0, 0, "-", "-", 8, 23).smallest_adjusted_p()
+        0.1796875
+        """
+        return min(1.0, self.comparisons * 2.0 / 2.0 ** self.n_datasets)
 
 
 def benchmark_versus_random():
@@ -391,11 +407,12 @@ def benchmark_versus_random():
         first = handle.readline()
         table = pd.read_csv(handle, sep="\t", keep_default_na=False)
     source = first.lstrip("# ").split("; per family and method")[0].strip()
+    comparisons = table.groupby("family")["method"].nunique()
     records = dict.fromkeys(method_names())
     for row in table.itertuples(index=False):
         if row.method in records:
             records[row.method] = records[row.method] or {}
             records[row.method][row.family] = BenchmarkRecord(
                 int(row.settings), int(row.better), int(row.worse), str(row.m_better),
-                str(row.m_worse), int(row.n_datasets))
+                str(row.m_worse), int(row.n_datasets), int(comparisons[row.family]))
     return source, records
