@@ -188,3 +188,24 @@ def test_fsclust_methods_name_prints_its_benchmark_line(capsys):
             in capsys.readouterr().out)
     assert main(["methods", "laplacian_largest_first"]) == 0
     assert "not in the benchmark (a paper's reading error" in capsys.readouterr().out
+
+
+def test_a_losing_method_with_a_reason_gives_it_on_the_page_and_the_reason_holds():
+    # variance loses on the z-scored de Souto genes: its note says why, and it is true there
+    import numpy as np
+
+    from fsclust.cli import _loses_to_random
+    from fsclust.rankers.variance import VarianceScore
+    from fsclust.registry import benchmark_versus_random
+
+    _, records = benchmark_versus_random()
+    page = METHODS_PAGE.read_text(encoding="utf-8")
+    line = next((l for l in page.splitlines() if l.startswith("- `variance`: loses to")), None)
+    assert (line is not None) == bool(_loses_to_random(records["variance"]))
+    if line is not None:
+        assert line.endswith(VarianceScore.benchmark_note + ".")
+    X = np.random.default_rng(0).normal(size=(30, 12)) * np.arange(1, 13)
+    Z = (X - X.mean(axis=0)) / X.std(axis=0)
+    with pytest.warns(RuntimeWarning, match="all 12 scores are equal"):  # said, not silent
+        scores = VarianceScore().fit(Z).scores_
+    assert np.ptp(scores) < 1e-12  # every feature ties: no order to take

@@ -915,8 +915,10 @@ def _describe_method(name):
     lines.append("benchmark vs random: " + _benchmark_words(name, records[name]))
     losing = _loses_to_random(records[name])
     if losing:
+        note = getattr(cls, "benchmark_note", None)
         lines.append("  it loses to random features at its defaults on "
-                     + " and ".join(_FAMILY_WORDS[family] for family in losing))
+                     + " and ".join(_FAMILY_WORDS[family] for family in losing)
+                     + (f": {note}" if note else ""))
     if records[name] is not None:
         lines.append(f"  (the packaged run: {source})")
     return "\n".join(lines)
@@ -1119,9 +1121,11 @@ def methods_markdown():
                 below.append(f"- `{name}`: {_planted_words(name, suite)}.")
             losing = _loses_to_random(records[name])
             if losing:
+                note = getattr(ranker_class(name), "benchmark_note", None)
                 loses.append(f"- `{name}`: loses to random features in the benchmark at its "
-                             "defaults: " + "; ".join(_family_words(f, records[name][f]) for f in losing)
-                             + ".")
+                             "defaults: " + "; ".join(_family_words(f, records[name][f])
+                                                      for f in losing)
+                             + (f": {note}" if note else "") + ".")
     clusterers = []
     for name in clusterer_names():
         preset = ", ".join(f"`{key}={value!r}`"
