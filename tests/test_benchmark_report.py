@@ -281,19 +281,35 @@ def test_versus_random_by_method_counts_the_significant_settings_and_their_fract
     twin = table.loc[("all", "twin")]
     assert (twin["better"], twin["worse"]) == (0, 0)
     assert RANDOM not in table.index.get_level_values("method")
+    assert (table["no_result"] == 0).all() and (table["m_no_result"] == "-").all()
+
+
+def test_versus_random_by_method_names_the_fractions_where_most_sets_have_no_result():
+    # a method without result on most datasets at one fraction (a time-out at large m) is
+    # named there: its record at that fraction is of its cost
+    rows = []
+    for m_rule, no_result in (("1%", 0), ("5%", 7), ("10%", 5)):
+        rows.append({"clusterer": "kmeans", "metric": "acc", "m_rule": m_rule, "k_rule": "true",
+                     "family": "expression", "control": RANDOM, "method": "slow",
+                     "n_datasets": 12, "no_result": no_result, "median_difference": -0.1,
+                     "significant": no_result > 0})
+    table = benchmark.versus_random_by_method(pd.DataFrame(rows)).iloc[0]
+    assert (table["no_result"], table["m_no_result"], table["m_worse"]) == (7, "5%", "5% 10%")
 
 
 def test_the_packaged_record_is_the_runs_table_under_its_source_line(tmp_path):
-    table = pd.DataFrame({"family": ["all"], "method": ["laplacian"], "settings": [36],
-                          "better": [9], "worse": [1], "m_better": ["1% 2%"],
-                          "m_worse": ["50%"], "n_datasets": [52]})
-    (tmp_path / "tables").mkdir()
-    table.to_csv(tmp_path / "tables" / "vs_random_by_method.tsv", sep="\t", index=False)
+    # computed from the run's vs_controls.tsv as written, so a run packages with today's code
+    scores = _scores(quality={**QUALITY, "low": 0.30}, m_rules=("1%", "5%"), ranker_seeds=1)
+    stats = benchmark_statistics(dataset_scores(scores, ["acc", "nmi", "ari"]))
+    write_benchmark_report(scores, _costs(scores), tmp_path, diagrams="headline")
     out = benchmark.package_versus_random(tmp_path / "tables", tmp_path / "packaged.tsv",
                                           source="run of today")
     first, rest = out.read_text().split("\n", 1)
     assert first.startswith("# run of today; ")
-    pd.testing.assert_frame_equal(pd.read_csv(out, sep="\t", comment="#"), table)
+    packaged = pd.read_csv(out, sep="\t", comment="#", keep_default_na=False)
+    expected = benchmark.versus_random_by_method(stats["vs_controls"])
+    pd.testing.assert_frame_equal(packaged, expected, check_dtype=False)
+    assert (packaged["no_result"] == 0).all() and (packaged["m_no_result"] == "-").all()
 
 
 @pytest.mark.slow  # two reports, 9 diagrams: 6 s

@@ -135,6 +135,8 @@ def test_every_benchmarked_method_has_its_packaged_record_per_family():
             assert 0 <= record.better + record.worse <= record.settings
             assert (record.m_better == "-") == (record.better == 0)
             assert (record.m_worse == "-") == (record.worse == 0)
+            assert 0 <= record.no_result <= record.n_datasets
+            assert (record.m_no_result != "-") <= (2 * record.no_result > record.n_datasets)
             assert record.n_datasets >= 1
             # where the test cannot reach significance, it found none
             if record.smallest_adjusted_p() >= 0.05:
@@ -152,8 +154,12 @@ def test_the_page_shows_each_benchmark_record_and_says_which_methods_lose_to_ran
     for name in _benchmarked_methods():
         expression, image = records[name]["expression"], records[name]["image"]
         row = next(line for line in page.splitlines() if line.startswith(f"| `{name}` |"))
-        assert row.endswith(f"| expression {expression.better} / {expression.worse} of 36; "
-                            f"images {image.better} / {image.worse} of 36 |"), row
+        def cell(words, record):
+            missing = ", ".join(record.m_no_result.split())
+            return (f"{words} {record.better} / {record.worse} of 36"
+                    + (f" (no result at {missing})" if record.m_no_result != "-" else ""))
+
+        assert row.endswith(f"| {cell('expression', expression)}; {cell('images', image)} |"), row
     # a family whose test cannot reach significance is said so in one paragraph
     for family, words in (("expression", "expression data"), ("image", "images")):
         record = records["laplacian"][family]

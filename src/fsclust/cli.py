@@ -945,7 +945,10 @@ def _family_words(family, record):
             f"of {record.settings} settings{_fractions_words(record.m_better)}, worse in "
             f"{record.worse}{_fractions_words(record.m_worse)}"
             + (" (too few sets for any to be significant)"
-               if record.smallest_adjusted_p() >= 0.05 else ""))
+               if record.smallest_adjusted_p() >= 0.05 else "")
+            + (f", with no result (a time-out, a failure or a degenerate ranking) on more than "
+               f"half of the sets{_fractions_words(record.m_no_result)}"
+               if record.m_no_result != "-" else ""))
 
 
 def _benchmark_words(name, record, families=("expression", "image", "all")):
@@ -1036,7 +1039,10 @@ _BENCHMARK_WORDS = """\
 "Benchmark vs random" is each method against random features in the benchmark
 ([benchmark.md](benchmark.md)): the settings (2 clusterers x 3 metrics x 6 fixed fractions of d,
 at the true K; 36 in all) where the Holm-adjusted Wilcoxon test over the datasets finds it
-significantly better, then worse, on the expression sets, then the images; "—" for a ranker
+significantly better, then worse, on the expression sets, then the images; "no result at"
+names the fractions of d where the method has no result on more than half of the sets (its
+fits stopped at the benchmark's time limit, failed or gave a degenerate ranking, each scored
+below every result): there the record is of its cost, not of its features; "—" for a ranker
 the benchmark does not run. `fsclust methods NAME` gives the fractions of d. The packaged
 run: {source}."""
 
@@ -1065,6 +1071,8 @@ def _benchmark_cell(record):
         return "—"
     return "; ".join(f"{_FAMILY_WORDS[family].split()[0]} {record[family].better} / "
                      f"{record[family].worse} of {record[family].settings}"
+                     + (f" (no result at {', '.join(record[family].m_no_result.split())})"
+                        if record[family].m_no_result != "-" else "")
                      for family in ("expression", "image") if family in record)
 
 

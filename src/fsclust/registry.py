@@ -357,7 +357,9 @@ class BenchmarkRecord(NamedTuple):
     significantly ``better`` or ``worse`` than random features; ``m_better`` and ``m_worse``
     are the fractions of d where some setting is ("-" for none); ``comparisons`` is the
     number of methods tested against random features in the family (Holm's adjustment is over
-    them).
+    them); ``no_result`` is the most datasets of a setting where the method has no result (a
+    time-out, a failure or a degenerate ranking, scored below every result) and
+    ``m_no_result`` the fractions where that is more than half of them ("-" for none).
     """
 
     settings: int
@@ -367,6 +369,8 @@ class BenchmarkRecord(NamedTuple):
     m_worse: str
     n_datasets: int
     comparisons: int
+    no_result: int = 0
+    m_no_result: str = "-"
 
     def smallest_adjusted_p(self):
         """The smallest Holm-adjusted p-value the family's test can give: the exact two-sided
@@ -414,5 +418,6 @@ def benchmark_versus_random():
             records[row.method] = records[row.method] or {}
             records[row.method][row.family] = BenchmarkRecord(
                 int(row.settings), int(row.better), int(row.worse), str(row.m_better),
-                str(row.m_worse), int(row.n_datasets), int(comparisons[row.family]))
+                str(row.m_worse), int(row.n_datasets), int(comparisons[row.family]),
+                int(row.no_result), str(row.m_no_result))
     return source, records

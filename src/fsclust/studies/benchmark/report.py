@@ -381,12 +381,16 @@ def versus_random_by_method(vs_controls):
         method was tested in), ``better`` and ``worse`` (settings where the Holm-adjusted
         Wilcoxon test against random features is significant, the median difference above
         zero, or not), ``m_better`` and ``m_worse`` (the fractions of d at which some setting
-        is, in :data:`FIXED_FRACTIONS` order, space-separated; "-" for none) and
-        ``n_datasets`` (the largest complete block it was tested on). This is what
+        is, in :data:`FIXED_FRACTIONS` order, space-separated; "-" for none),
+        ``n_datasets`` (the largest complete block it was tested on), ``no_result`` (the most
+        datasets of a setting where it has no result: a time-out, a failure or a degenerate
+        ranking, scored below every result) and ``m_no_result`` (the fractions where some
+        setting has no result on more than half of its datasets, "-" for none: there the
+        record is of its cost, not of its features). This is what
         ``fsclust methods`` shows (issue 40, item 4), packaged by :func:`package_versus_random`.
     """
     columns = ["family", "method", "settings", "better", "worse", "m_better", "m_worse",
-               "n_datasets"]
+               "n_datasets", "no_result", "m_no_result"]
     rows = vs_controls[(vs_controls["control"] == RANDOM) & (vs_controls["k_rule"] == "true")
                        & vs_controls["m_rule"].isin(FIXED_FRACTIONS)]
     out = []
@@ -401,7 +405,9 @@ def versus_random_by_method(vs_controls):
         out.append({"family": family, "method": method, "settings": len(group),
                     "better": int(better.sum()), "worse": int(worse.sum()),
                     "m_better": fractions(better), "m_worse": fractions(worse),
-                    "n_datasets": int(group["n_datasets"].max())})
+                    "n_datasets": int(group["n_datasets"].max()),
+                    "no_result": int(group["no_result"].max()),
+                    "m_no_result": fractions(group["no_result"] * 2 > group["n_datasets"])})
     table = pd.DataFrame(out, columns=columns)
     order = {family: i for i, family in enumerate(FAMILIES)}
     return table.sort_values(["family", "method"], key=lambda c: c.map(order)
@@ -409,7 +415,8 @@ def versus_random_by_method(vs_controls):
 
 
 def package_versus_random(tables_dir, path, *, source):
-    """Write a run's ``vs_random_by_method.tsv`` (under ``tables_dir``) to ``path``, the table
+    """Write a run's record against random features to ``path``, computed by
+    :func:`versus_random_by_method` from its ``vs_controls.tsv`` (under ``tables_dir``), the table
     :func:`fsclust.registry.benchmark_versus_random` reads, under a first line naming
     ``source`` (the run: its date, commit and command), so that ``fsclust methods`` and
     ``docs/methods.md`` show the benchmark's numbers from its tables, never written by hand.
@@ -417,8 +424,9 @@ def package_versus_random(tables_dir, path, *, source):
     ``python -m fsclust.studies.benchmark.report --package results/benchmark
     src/fsclust/data/benchmark_vs_random.tsv --source "..."`` runs it.
     """
-    table = pd.read_csv(Path(tables_dir) / "vs_random_by_method.tsv", sep="\t")
-    text = table.to_csv(sep="\t", index=False)
+    controls = pd.read_csv(Path(tables_dir) / "vs_controls.tsv", sep="\t",
+                           dtype={"m_rule": str, "k_rule": str})
+    text = versus_random_by_method(controls).to_csv(sep="\t", index=False)
     header = (f"# {source}; per family and method, the settings (2 clusterers x 3 metrics x 6 "
               "fixed fractions of d, true K) where the Holm-adjusted Wilcoxon test over the "
               "datasets finds the method better or worse than random features\n")
