@@ -1050,7 +1050,8 @@ run: {source}."""
 def _powerless_families(records):
     """A paragraph (and its blank line) for each family where the benchmark's test cannot
     find any method significantly better or worse than random features: too few datasets for
-    the number of methods compared (:meth:`~fsclust.registry.BenchmarkRecord.smallest_adjusted_p`)."""
+    the number of methods compared
+    (:meth:`~fsclust.registry.BenchmarkRecord.smallest_adjusted_p`)."""
     lines = []
     for family in ("expression", "image"):
         record = next((r[family] for r in records.values() if r and family in r), None)

@@ -50,9 +50,9 @@ class VarianceScore(FeatureRanker):
     """
 
     #: Why the benchmark finds it below random features on expression data (``fsclust methods``)
-    benchmark_note = ("its ranking is degenerate where the features are standardised, as the "
-                      "de Souto sets' z-scored genes (every variance is 1), and a degenerate "
-                      "ranking is scored as no result")
+    benchmark_note = ("its ranking is degenerate where the features are standardised, as "
+                      "the de Souto sets' z-scored genes (every variance is equal), and a "
+                      "degenerate ranking is scored as no result")
 
     higher_is_better = True
 
