@@ -911,7 +911,9 @@ def _describe_method(name):
     lines.append("takes K: " + ("yes (n_clusters: --n-clusters K, or estimated by fsclust "
                                 "select)" if takes_k else "no"))
     lines.append("planted suite: " + _planted_words(name))
-    source, records = _benchmark()
+    from fsclust.registry import benchmark_versus_random
+
+    source, records = benchmark_versus_random()
     lines.append("benchmark vs random: " + _benchmark_words(name, records[name]))
     losing = _loses_to_random(records[name])
     if losing:
@@ -922,12 +924,6 @@ def _describe_method(name):
     if records[name] is not None:
         lines.append(f"  (the packaged run: {source})")
     return "\n".join(lines)
-
-
-def _benchmark():
-    from fsclust.registry import benchmark_versus_random
-
-    return benchmark_versus_random()
 
 
 #: The benchmark's families in words, in the order shown.
@@ -1059,7 +1055,7 @@ def _powerless_families(records):
             lines += [f"On {_FAMILY_WORDS[family]} ({record.n_datasets} sets) no method can be "
                       f"significantly better or worse than random features: the exact Wilcoxon "
                       f"test over {record.n_datasets} sets gives at least p = 2 / "
-                      f"2^{record.n_datasets} = {2 / 2 ** record.n_datasets:.4f}, "
+                      f"2^{record.n_datasets} = {record.smallest_p():.4f}, "
                       f"{record.smallest_adjusted_p():.2f} after Holm's adjustment over the "
                       f"{record.comparisons} methods compared; their 0 / 0 says nothing either "
                       "way.", ""]
@@ -1107,12 +1103,12 @@ def methods_markdown():
     >>> "| `laplacian` | method |" in page
     True
     """
-    from fsclust.registry import (ALL_FEATURES, CLUSTERERS, ROLES, clusterer_class,
-                                  clusterer_names, method_names_by_role, planted_suite,
-                                  ranker_class)
+    from fsclust.registry import (ALL_FEATURES, CLUSTERERS, ROLES, benchmark_versus_random,
+                                  clusterer_class, clusterer_names, method_names_by_role,
+                                  planted_suite, ranker_class)
 
     suite = planted_suite()
-    source, records = _benchmark()
+    source, records = benchmark_versus_random()
     rankers, below, loses = [], [], []
     for role in ROLES:
         for name in method_names_by_role(role):
