@@ -186,8 +186,8 @@ def lasso_coefficients(X, Y, n_nonzero, ridge=1e-3, return_steps=False, max_iter
     max_iter : int or None, default=None
         LARS steps of each path at most; None: ``4 n_nonzero + 50``. Drop steps consume steps:
         the slack lets a path whose lasso drops variables often still reach ``n_nonzero + 5``
-        active (Sjostrand's lars.m, Cai's, allows ``8 min(n - 1, D)`` steps; on the 103
-        prepared sets no path at the defaults reaches ``4 d + 50``, docs/measurements.md).
+        active (Sjostrand's lars.m, Cai's, allows ``8 min(n - 1, D)`` steps; on 109 prepared
+        sets no path reaches ``4 d + 50`` at d = 50 or 300, docs/measurements.md).
 
     Returns
     -------
