@@ -290,6 +290,8 @@ def test_paths_together_read_the_point_of_the_whole_path(monkeypatch, on, ridge,
     n, D = X.shape
     if on == "X":
         monkeypatch.setattr(mcfs, "_WHOLE_GRAM_BYTES", 0)
+    else:  # three paths on 200 features run on X unless told (_gram_is_cheaper)
+        monkeypatch.setattr(mcfs, "_gram_is_cheaper", lambda *args: True)
     assert mcfs._paths_together(n, D, d, 4 * d + 50)
     paths = []
     for y in Y.T:
@@ -313,6 +315,29 @@ def test_paths_together_read_the_point_of_the_whole_path(monkeypatch, on, ridge,
     np.testing.assert_allclose(A, reference, rtol=0, atol=1e-12)
     np.testing.assert_array_equal(cardinality, d)
     assert np.all(steps < [coefs.shape[1] - 1 for coefs in paths])
+
+
+def test_paths_together_run_on_x_unless_the_gram_matrix_costs_fewer_products(monkeypatch):
+    # the defaults' five paths on warpPIE10P's 2,420 features: forming X^T X (n D^2) costs
+    # more than the paths' products with X; on pie-c27's 1,280 features it does not, nor
+    # for 68 paths of d = 300
+    assert not mcfs._gram_is_cheaper(210, 2420, 5, 50)
+    assert mcfs._gram_is_cheaper(1428, 1280, 5, 50)
+    assert mcfs._gram_is_cheaper(1428, 1280, 68, 300)
+    assert mcfs._gram_is_cheaper(1428, 3000, 68, 50)
+    # and the route taken is the one the rule names: no D x D product on X
+    X = _wide_data(5, n=60, D=300)
+    Y = _mcfs_targets(X, 3)
+    formed = []
+    original = mcfs._ActiveRowProducts
+    monkeypatch.setattr(mcfs, "_ActiveRowProducts",
+                        lambda gram: formed.append(gram.shape) or original(gram))
+    on_x = lasso_coefficients(X, Y, 6)[0]
+    assert formed == [] and not mcfs._gram_is_cheaper(60, 300, 3, 6)
+    monkeypatch.setattr(mcfs, "_gram_is_cheaper", lambda *args: True)
+    on_gram = lasso_coefficients(X, Y, 6)[0]
+    assert formed and formed[0] == (300, 300)
+    np.testing.assert_allclose(on_x, on_gram, rtol=0, atol=1e-12)
 
 
 def test_mcfs_never_forms_a_d_by_d_matrix(monkeypatch):

@@ -213,8 +213,10 @@ def lasso_coefficients(X, Y, n_nonzero, ridge=1e-3, return_steps=False, max_iter
     stop_active = int(n_nonzero) + CAI_EXTRA_ACTIVE
     if _paths_together(n, D, n_nonzero, max_iter):
         with threadpool_limits(limits=1):
+            on_gram = (ridge_used > 0 and _on_whole_gram(D)
+                       and _gram_is_cheaper(n, D, Y.shape[1], n_nonzero))
             A, cardinality, steps = _lasso_points(X, Y, n_nonzero, ridge_used, max_iter,
-                                                  on_gram=ridge_used > 0 and _on_whole_gram(D))
+                                                  on_gram=on_gram)
         return (A, cardinality, ridge_used, steps) if return_steps else (A, cardinality,
                                                                           ridge_used)
     if ridge > 0 and 8 * D * D <= _GRAM_MAX_BYTES:
@@ -913,6 +915,22 @@ def _reachable_active(D, n_nonzero, max_iter):
     stop, :data:`CAI_EXTRA_ACTIVE`), and while it runs ``|A| - d <= max_iter - steps`` and
     ``|A| <= steps``, so ``|A| <= (max_iter + d) / 2`` before its last entry."""
     return min(D, int(n_nonzero) + CAI_EXTRA_ACTIVE, (max_iter + n_nonzero) // 2 + 1)
+
+
+def _gram_is_cheaper(n, D, K, n_nonzero):
+    """Whether ``K`` paths advancing together run faster on a formed Gram matrix than on
+    ``X``. Each path takes about ``s = d + 5`` steps (Cai's stop). On the Gram matrix: ``n D^2``
+    multiply-adds to form it (one BLAS product, at full speed), then ``w^T G_A`` a step, small.
+    On ``X``: one product ``[u_1 .. u_K]^T X`` a step for all paths, ``K n D`` multiply-adds
+    that read all of ``X``, each step about 25 times slower per multiply-add than the Gram
+    product where ``K`` is small. So ``X`` pays where ``D > 25 s`` and ``K s (n - s / 2) <
+    n D`` (the flop count with the Gram rows). Measured with ``speed/mcfs_same_ranking.py``
+    on 109 prepared sets (the CPU of a fit, the defaults, both routes; the same orders):
+    warpPIE10P (210 x 2420) 0.087 s on the Gram matrix, 0.075 s on ``X``; skfeature-lymphoma
+    (96 x 4026) 0.155 and 0.069 s; pie-c27 (1428 x 1280) 0.419 and 0.530 s; skfeature-orl
+    (400 x 1024) 0.044 and 0.062 s; docs/measurements.md, "Cai's stop"."""
+    steps = int(n_nonzero) + CAI_EXTRA_ACTIVE
+    return D <= 25 * steps or K * steps * (n - steps / 2) > n * D
 
 
 def _paths_together(n, D, n_nonzero, max_iter):
