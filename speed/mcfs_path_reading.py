@@ -3,16 +3,15 @@
 Usage: python speed/mcfs_path_reading.py [--prepared DIR] [--repeats 5]
                                          [--out TSV]
 
-MCFS reads each eigenvector's lasso-LARS path at its last point with ``d`` non-zeros within
-``4 d + 50`` steps, and stops a path as soon as no later point can have ``d`` non-zeros
+MCFS stops each eigenvector's lasso-LARS path once ``d + 5`` features are active and reads it
+at its last point with ``d`` non-zeros, as Cai's code does
 (:func:`fsclust.rankers.mcfs.lasso_coefficients`). For ``MCFS()`` at its defaults (K = 5,
-d = min(D, 50), its graph) this writes per data set: the steps of the five paths to their
-first point with ``d`` non-zeros, to the last, and to the stop (``steps_*``), and the fit's
-feature order when each path is read instead
+d = min(D, 50), its graph) this writes per data set: the steps of the five paths under each
+reading (``steps_*``), and the fit's feature order when each path is read instead
 
 * ``first``: at its first point with ``d`` non-zeros (the path stopped there);
-* ``cai``: as Cai's code stops, once ``d + 5`` features are active, at its last point with
-  ``d`` non-zeros before that;
+* ``whole``: as MCFS did until 2026-11-29, at its last point with ``d`` non-zeros within
+  ``4 d + 50`` steps (the path run on until no later point can have ``d``);
 
 against the order of the current reading: the first rank that differs, and of the top 10, 50
 and 100 how many features differ. The time of the paths (one BLAS thread, median of the
@@ -46,11 +45,17 @@ MIRROR_SETS = {"warpPIE10P": "skfeature/warpPIE10P.mat", "TOX-171": "skfeature/T
 TOPS = (10, 50, 100)
 
 
-class _ReadEarlier(mcfs._LassoLarsPaths):
+class _ReadOtherwise(mcfs._LassoLarsPaths):
     """The paths of :func:`mcfs._lasso_points`, each stopped by ``rule`` instead: ``"first"``
-    once it has a point with ``d`` non-zeros, ``"cai"`` once ``d + 5`` features are active."""
+    once it has a point with ``d`` non-zeros, ``"whole"`` not at ``d + 5`` active (only once
+    no later point within ``4 d + 50`` steps can have ``d`` non-zeros)."""
 
     rule = "first"
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.rule == "whole":
+            self.stop_active = None
 
     def _begin_step(self, k, position):
         path = self.paths[k]
@@ -60,8 +65,6 @@ class _ReadEarlier(mcfs._LassoLarsPaths):
                        else path.hit is not None)
             if reached:
                 return False
-        if self.rule == "cai" and path.n_active >= d + 5:
-            return False
         return super()._begin_step(k, position)
 
 
@@ -69,8 +72,8 @@ def _paths(X, Y, d, rule):
     """lasso_coefficients' A and steps, each path read by ``rule`` (None: as MCFS reads it)."""
     original = mcfs._LassoLarsPaths
     if rule is not None:
-        _ReadEarlier.rule = rule
-        mcfs._LassoLarsPaths = _ReadEarlier
+        _ReadOtherwise.rule = rule
+        mcfs._LassoLarsPaths = _ReadOtherwise
     try:
         with threadpool_limits(1):
             A, _, _, steps = mcfs.lasso_coefficients(X, Y, d, return_steps=True)
@@ -96,7 +99,7 @@ def measure(X, repeats):
     row = {"n": X.shape[0], "D": X.shape[1], "d": d,
            "together": mcfs._paths_together(X.shape[0], X.shape[1], d, 4 * d + 50)}
     reference = None
-    for rule in (None, "first", "cai"):
+    for rule in (None, "first", "whole"):
         name = rule or "last"
         times = []
         for _ in range(repeats):

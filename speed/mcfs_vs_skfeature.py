@@ -161,7 +161,8 @@ def products_time(X, repeats):
         for _ in range(repeats):
             spent[0] = 0.0
             mcfs.lasso_coefficients(X, Y, d)
-            if mcfs._paths_together(n, D, d, 4 * d + 50) and mcfs._on_whole_gram(D):
+            if (mcfs._paths_together(n, D, d, 4 * d + 50) and mcfs._on_whole_gram(D)
+                    and mcfs._gram_is_cheaper(n, D, Y.shape[1], d)):
                 t0 = time.perf_counter()
                 X.T @ X
                 spent[0] += time.perf_counter() - t0

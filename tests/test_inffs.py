@@ -160,3 +160,21 @@ def test_wide_data_store_no_float64_d_by_d_matrix(monkeypatch):
         tracemalloc.stop()
     assert peak < 8 * d * d * 0.75  # float32 A (0.5) + blocks and O(n d) work arrays
     np.testing.assert_allclose(rounded, exact, rtol=1e-5)
+
+
+def test_features_sharing_a_structure_rank_below_independent_ones_on_equal_spreads():
+    """The formulation, not the code (issue 40): with equal standard deviations ``sigma`` is 0
+    and ``A = (1 - alpha)(1 - |rho|)``, so a feature correlated with others has the smaller
+    degree and path energy. Ten features that share one two-group structure (z-scored) rank
+    below ten independent noise features, in both versions. Their standard deviations are 1
+    to round-off, which must not enter as ``sigma`` (the same order as ``alpha = 0``)."""
+    rng = np.random.default_rng(7)
+    groups = np.repeat([0.0, 1.0], 50)
+    shared = groups[:, None] * rng.choice([-2.0, 2.0], size=10) + rng.normal(size=(100, 10))
+    X = np.hstack([shared, rng.normal(size=(100, 10))])
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    for variant in ("2015", "2020"):
+        order = InfFS(variant=variant).fit(X).feature_order_
+        assert set(order[10:].tolist()) == set(range(10))
+        np.testing.assert_array_equal(order,
+                                      InfFS(variant=variant, alpha=0.0).fit(X).feature_order_)

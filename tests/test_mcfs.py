@@ -56,3 +56,37 @@ def test_the_default_path_length_reaches_the_cardinality_the_spec_length_misses(
     # the default is the explicit 4 d + 50
     np.testing.assert_array_equal(lasso_coefficients(X, Y, d)[0],
                                   lasso_coefficients(X, Y, d, max_iter=4 * d + 50)[0])
+
+
+def test_each_path_is_read_before_d_plus_5_features_are_active_as_cais_code_reads_it(mirror):
+    # Cai's SR.m runs lars(..., 'lasso', -(d + 5), ...) and reads the last point with d
+    # non-zeros: a point with d non-zeros after the active set first reached d + 5 is not read.
+    # On golub-leukemia-72 at the defaults (d = 50) the third eigenvector's whole path has
+    # points with 50 non-zeros at steps 74, 93 and 94, and reaches 55 at step 79: MCFS reads
+    # step 74 (a reading of the whole path, as before, took step 94 and changed the order)
+    from fsclust.datasets import get_entry, load_catalog, prepare
+    from fsclust.graphs import knn_graph
+    from fsclust.rankers.mcfs import ridge_lasso_path, spectral_embedding_targets
+
+    root = __import__("pathlib").Path(__file__).resolve().parents[1]
+    entry = get_entry(load_catalog(root / "config" / "datasets.tsv"), "golub-leukemia-72")
+    X = np.asarray(prepare(entry, [mirror / f for f in entry.files]).X, dtype=np.float64)
+    d = 50
+    Y = spectral_embedding_targets(knn_graph(X, n_neighbors=5, t_rule="cai",
+                                             allow_isolated=True), 5)
+    model = MCFS().fit(X)
+    assert model.ridge_ == 1e-3 and model.n_eigenvectors_ == 5
+    # the whole path to step 100 (past its last point with 50 non-zeros within 4 d + 50),
+    # without a stop: scikit-learn's lars_path_gram on X^T X + ridge I to round-off
+    # (tests/test_spec_mcfs_pca.py), without forming the 7129 x 7129 matrix
+    coefs = ridge_lasso_path(X, Y[:, 2], model.ridge_, 100)[2]
+    counts = np.count_nonzero(coefs, axis=0)
+    stop = np.flatnonzero(counts >= d + 5)[0]
+    hits = np.flatnonzero(counts == d)
+    assert hits[0] < stop < hits[-1]  # a point with d non-zeros past the stop
+    read = hits[hits < stop][-1]
+    assert model.path_steps_[2] == stop
+    np.testing.assert_allclose(model.coef_[:, 2], coefs[:, read] / np.linalg.norm(coefs[:, read]),
+                               rtol=0, atol=1e-10)
+    late = coefs[:, hits[-1]] / np.linalg.norm(coefs[:, hits[-1]])
+    assert np.abs(model.coef_[:, 2] - late).max() > 1e-3

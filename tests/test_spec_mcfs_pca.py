@@ -99,23 +99,34 @@ def test_mcfs_embedding_is_d_orthonormal_and_non_trivial():
     np.testing.assert_allclose(Y.T @ d, 0, atol=1e-8)
 
 
+def _cai_column(coefs, d):
+    """The column of a whole lasso path (D, steps) Cai's code reads: the path cut at its first
+    point with d + 5 non-zeros (Sjostrand's lars with stop = -(d + 5): the number of active
+    variables, each point's non-zeros), then its last column with d non-zeros; else the first
+    of the most non-zeros."""
+    counts = np.count_nonzero(coefs, axis=0)
+    over = np.flatnonzero(counts >= d + 5)
+    if over.size:
+        counts = counts[:over[0] + 1]
+    hit = np.flatnonzero(counts == d)
+    return hit[-1] if hit.size else int(np.argmax(counts))
+
+
 def _lasso_coefficients_per_eigenvector(X, y, n_nonzero, ridge=1e-3):
     """The lasso step of MCFS before the Gram matrix was shared across eigenvectors: a fresh
-    ``X^T X + ridge I`` (copied again by lars_path_gram) for each ``y``. The reference."""
+    ``X^T X + ridge I`` (copied again by lars_path_gram) for each ``y``, scikit-learn's whole
+    path of 4 d + 50 steps read as Cai's code reads it. The reference."""
     D = X.shape[1]
     gram = X.T @ X
     gram[np.diag_indices(D)] += ridge
     _, _, coefs = lars_path_gram(Xy=X.T @ y, Gram=gram, n_samples=X.shape[0], method="lasso",
                                  max_iter=4 * int(n_nonzero) + 50)
-    counts = np.count_nonzero(coefs, axis=0)
-    hit = np.flatnonzero(counts == n_nonzero)
-    if hit.size:
-        a = coefs[:, hit[-1]]
-    else:
+    j = _cai_column(coefs, n_nonzero)
+    if np.count_nonzero(coefs[:, j]) != n_nonzero:
         warnings.warn(f"lasso path never reached {n_nonzero} non-zero coefficients "
-                      f"(largest: {counts.max()}); using the largest", RuntimeWarning,
-                      stacklevel=2)
-        a = coefs[:, int(np.argmax(counts))]
+                      f"(largest: {np.count_nonzero(coefs[:, j])}); using the largest",
+                      RuntimeWarning, stacklevel=2)
+    a = coefs[:, j]
     norm = np.linalg.norm(a)
     return a / norm if norm > 0 else a
 
@@ -139,10 +150,10 @@ def _mcfs_targets(X, K):
 @pytest.mark.parametrize("d", [5, 30, 60])
 def test_mcfs_paths_equal_scikit_learns_on_a_fresh_gram_per_eigenvector(monkeypatch, path, d):
     # Up to _WHOLE_GRAM_BYTES the K paths read one Gram matrix, above they run on X. Where a
-    # path can hold as many active features as samples (d = 30, 60: up to 2.5 d + 26 >= n)
+    # path can hold as many active features as samples (d = 60: up to d + 5 >= n = 40)
     # the paths run one by one, on the Gram matrix bit for bit scikit-learn's path on a fresh
-    # Gram matrix per eigenvector; below (d = 5) together, their products summed in another
-    # order. On X and together: at d = 5 and 30 within 1e-12; at d = 60 > n the active sets pass n
+    # Gram matrix per eigenvector; below (d = 5, 30) together, their products summed in
+    # another order. Together or on X: at d = 5 and 30 within 1e-12; at d = 60 > n the active sets pass n
     # and X_A^T X_A + 1e-3 I is ill-conditioned, so that scikit-learn's own path moves by
     # 2-5e-11 when its Gram matrix is merely summed in another order: ours must stay within 4
     # times the largest such move (measured 2.6e-11 here, 8.9e-11 under OpenBLAS's
@@ -162,16 +173,20 @@ def test_mcfs_paths_equal_scikit_learns_on_a_fresh_gram_per_eigenvector(monkeypa
     for gram in (np.einsum("ki,kj->ij", X, X), np.einsum("ki,kj->ij", X[::-1], X[::-1]),
                  X[:half].T @ X[:half] + X[half:].T @ X[half:]):
         gram[np.diag_indices(X.shape[1])] += 1e-3
-        other = np.column_stack([
-            mcfs._path_point(lars_path_gram(Xy=X.T @ y, Gram=gram.copy(), n_samples=X.shape[0],
-                                            method="lasso", max_iter=4 * d + 50)[2], d)[0]
-            for y in Y.T])
+        other = []
+        for y in Y.T:
+            coefs = lars_path_gram(Xy=X.T @ y, Gram=gram.copy(), n_samples=X.shape[0],
+                                   method="lasso", max_iter=4 * d + 50)[2]
+            a = coefs[:, _cai_column(coefs, d)]
+            other.append(a / np.linalg.norm(a))
+        other = np.column_stack(other)
         spread = max(spread, np.abs(other - reference).max())
     tol = max(1e-12, 4 * spread)
     if d < 60:
         assert tol == 1e-12
-    assert mcfs._paths_together(X.shape[0], X.shape[1], d, 4 * d + 50) == (d == 5)
-    if path == "whole Gram" and d > 5:
+    together = mcfs._paths_together(X.shape[0], X.shape[1], d, 4 * d + 50)
+    assert together == (d + 5 < X.shape[0])
+    if path == "whole Gram" and not together:
         tol = 0.0
     A, cardinality, ridge_used = lasso_coefficients(X, Y, d)
     np.testing.assert_allclose(A, reference, rtol=0, atol=tol)
@@ -258,25 +273,25 @@ def _dropping_problem():
 
 
 def _literal_point(coefs, d):
-    """The point MCFS reads, from a whole path: its last column with d non-zeros (else the
-    first of the most), L2-normalised."""
-    counts = np.count_nonzero(coefs, axis=0)
-    hit = np.flatnonzero(counts == d)
-    a = coefs[:, hit[-1] if hit.size else int(np.argmax(counts))]
+    """The point MCFS reads, from a whole path: Cai's column (:func:`_cai_column`),
+    L2-normalised."""
+    a = coefs[:, _cai_column(coefs, d)]
     return a / np.linalg.norm(a)
 
 
 @pytest.mark.parametrize("on, ridge", [("Gram", 1e-3), ("X", 1e-3), ("X", 0.0)])
 @pytest.mark.parametrize("d", [4, 6])
 def test_paths_together_read_the_point_of_the_whole_path(monkeypatch, on, ridge, d):
-    # the fast path (the K paths together, each stopped as soon as no later point can have d
-    # non-zeros, only the point it is read at kept) against the literal slow one:
-    # scikit-learn's whole path of 4 d + 50 steps on X^T X + ridge I (lars_path_gram) or on
-    # X (lars_path, no ridge), then its last point with d non-zeros
+    # the fast path (the K paths together, each stopped at d + 5 active, only the point it is
+    # read at kept) against the literal slow one: scikit-learn's whole path of 4 d + 50 steps
+    # on X^T X + ridge I (lars_path_gram) or on X (lars_path, no ridge), cut at its first
+    # point with d + 5 non-zeros, then its last point with d non-zeros
     X, Y = _dropping_problem()
     n, D = X.shape
     if on == "X":
         monkeypatch.setattr(mcfs, "_WHOLE_GRAM_BYTES", 0)
+    else:  # three paths on 200 features run on X unless told (_gram_is_cheaper)
+        monkeypatch.setattr(mcfs, "_gram_is_cheaper", lambda *args: True)
     assert mcfs._paths_together(n, D, d, 4 * d + 50)
     paths = []
     for y in Y.T:
@@ -300,6 +315,29 @@ def test_paths_together_read_the_point_of_the_whole_path(monkeypatch, on, ridge,
     np.testing.assert_allclose(A, reference, rtol=0, atol=1e-12)
     np.testing.assert_array_equal(cardinality, d)
     assert np.all(steps < [coefs.shape[1] - 1 for coefs in paths])
+
+
+def test_paths_together_run_on_x_unless_the_gram_matrix_costs_fewer_products(monkeypatch):
+    # the defaults' five paths on warpPIE10P's 2,420 features: forming X^T X (n D^2) costs
+    # more than the paths' products with X; on pie-c27's 1,280 features it does not, nor
+    # for 68 paths of d = 300
+    assert not mcfs._gram_is_cheaper(210, 2420, 5, 50)
+    assert mcfs._gram_is_cheaper(1428, 1280, 5, 50)
+    assert mcfs._gram_is_cheaper(1428, 1280, 68, 300)
+    assert mcfs._gram_is_cheaper(1428, 3000, 68, 50)
+    # and the route taken is the one the rule names: no D x D product on X
+    X = _wide_data(5, n=60, D=300)
+    Y = _mcfs_targets(X, 3)
+    formed = []
+    original = mcfs._ActiveRowProducts
+    monkeypatch.setattr(mcfs, "_ActiveRowProducts",
+                        lambda gram: formed.append(gram.shape) or original(gram))
+    on_x = lasso_coefficients(X, Y, 6)[0]
+    assert formed == [] and not mcfs._gram_is_cheaper(60, 300, 3, 6)
+    monkeypatch.setattr(mcfs, "_gram_is_cheaper", lambda *args: True)
+    on_gram = lasso_coefficients(X, Y, 6)[0]
+    assert formed and formed[0] == (300, 300)
+    np.testing.assert_allclose(on_x, on_gram, rtol=0, atol=1e-12)
 
 
 def test_mcfs_never_forms_a_d_by_d_matrix(monkeypatch):
