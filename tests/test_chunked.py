@@ -145,15 +145,25 @@ def test_the_pairs_of_row_blocks_sum_to_the_graphs_quadratic_form():
 # with test_scale's pynndescent test in one worker: pynndescent's numba compilation (30-90 s
 # in a fresh process) is paid once
 @pytest.mark.xdist_group("pynndescent")
-def test_a_hundred_thousand_cells_in_ten_blocks_give_the_in_memory_scores(tmp_path):
+def test_thirty_thousand_cells_in_ten_blocks_give_the_in_memory_scores(tmp_path):
     # above 20,000 cells: the covariance from the seeded subsample of 20,000 (gathered), the
-    # approximate neighbour search (pynndescent), the pairs' kernel (numba); the graph on all
-    # 1,000 genes (the fast tests gather seurat_v3's counts)
-    X, _, _ = synthetic_counts(100_000, 1000, n_types=10, markers_per_type=20, density=0.05,
+    # approximate neighbour search (pynndescent), and in memory f^T W f's compiled kernel
+    # (numba); the graph on all 1,000 genes (the fast tests gather seurat_v3's counts).
+    # 30,000 cells take every one of these paths as 10^5 did (this test's size until
+    # 2026-11-29, 3 times the time): each switch is at 20,000 samples
+    # (fsclust.graphs.PCA_MAX_FIT_SAMPLES, EXACT_NEIGHBORS_MAX_N), asserted below, and the
+    # in-memory f^T W f's work, 3.9e7 multiply-adds here (1.3e8 at 10^5), is above the
+    # kernel's 1e7 (graphs._NUMBA_MIN_WORK). The Dask pairs' tasks stay below it at both sizes
+    # (at most 4e5 here, 1.3e6 at 10^5, measured): scipy sums them there, as before.
+    from fsclust.graphs import EXACT_NEIGHBORS_MAX_N, PCA_MAX_FIT_SAMPLES
+
+    n_cells = 30_000
+    assert n_cells > max(EXACT_NEIGHBORS_MAX_N, PCA_MAX_FIT_SAMPLES)
+    X, _, _ = synthetic_counts(n_cells, 1000, n_types=10, markers_per_type=20, density=0.05,
                                random_state=0)
     adata = anndata.AnnData(sp.csr_matrix(X, dtype=np.float32))
     adata.write_h5ad(tmp_path / "counts.h5ad")
-    lazy = read_chunked(tmp_path / "counts.h5ad", block_cells=10_000)
+    lazy = read_chunked(tmp_path / "counts.h5ad", block_cells=n_cells // 10)
     assert len(lazy.X.chunks[0]) == 10
     cluster, client = _cluster(processes=True)  # 2 worker processes: the tasks pickled
     with cluster, client:

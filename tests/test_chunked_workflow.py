@@ -10,8 +10,6 @@ ranks of the counts in memory."""
 
 import importlib.util
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pandas as pd
@@ -110,7 +108,7 @@ def test_a_bad_config_fails_the_dry_run_in_one_line(work, chunked, line):
     assert len(found) == 1, proc.stderr[-3000:]
 
 
-@pytest.mark.slow  # a Snakemake subprocess and its job's interpreter (dask, scanpy imports)
+@pytest.mark.slow  # a Snakemake run and its job's interpreter (dask, scanpy imports)
 def test_a_tiny_run_writes_the_ranks_select_features_gives_in_memory(tmp_path):
     import fsclust.pp
 
@@ -122,9 +120,8 @@ def test_a_tiny_run_writes_the_ranks_select_features_gives_in_memory(tmp_path):
                # threads of the job: worker processes would each import and compile again
                "local": {"workers": 2, "memory_limit": "1GB", "processes": False}}
     (work / "chunked.yaml").write_text(yaml.safe_dump({"chunked": chunked}))
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1", "chunked",
-                           "--configfile", "chunked.yaml"], cwd=work, capture_output=True,
-                          text=True, check=False)
+    # in this process (its job is a process of its own; a subprocess: ~2 s of CPU more)
+    proc = snakemake_in_process(work, "--cores", "1", "chunked", "--configfile", "chunked.yaml")
     assert proc.returncode == 0, proc.stderr[-4000:]
     table = pd.read_csv(work / "results/chunked/tiny/laplacian.tsv", sep="\t")
     fsclust.pp.select_features(adata, method="laplacian", n_top_genes=N_TOP)

@@ -59,12 +59,12 @@ def _snakemake_cmd(*args):
 def _recover(work):
     """docs/running.md's recovery command (`snakemake --unlock && snakemake --cores 2
     --rerun-incomplete`, with the killed run's --configfile)."""
-    # the unlock in this process (Snakemake's command line; a subprocess cost ~5 s of CPU more
-    # for its imports), the rerun a real run in a subprocess
+    # in this process (Snakemake's command line; a subprocess cost ~5 s of CPU more for its
+    # imports), the rerun too: its jobs are processes of their own
     unlock = snakemake_in_process(work, "--configfile", "faults.yaml", "--unlock")
     assert unlock.returncode == 0, unlock.stderr[-4000:]
-    return subprocess.run(_snakemake_cmd("--cores", "2", "--rerun-incomplete"), cwd=work,
-                          capture_output=True, text=True)
+    return snakemake_in_process(work, "--configfile", "faults.yaml", "--cores", "2",
+                                "--rerun-incomplete")
 
 
 def _jobs(log_text):
@@ -153,8 +153,7 @@ def test_sigkill_mid_run_resumes_with_one_command(tmp_path):
 
     # (c) the same files, byte for byte, as a run that was never interrupted
     clean = _workdir(tmp_path, "clean")
-    proc = subprocess.run(_snakemake_cmd("--cores", "2"), cwd=clean, capture_output=True,
-                          text=True)
+    proc = snakemake_in_process(clean, "--configfile", "faults.yaml", "--cores", "2")
     assert proc.returncode == 0, proc.stderr[-4000:]
     ours, theirs = _final_outputs(killed), _final_outputs(clean)
     # rankings of 2 methods x 2 seeds, 3 sweeps, 4 tables and paper_vs_ours (.tsv, .md)

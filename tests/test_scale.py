@@ -75,7 +75,7 @@ def test_exact_neighbours_are_scikit_learns():
 
 
 @pytest.mark.slow  # pynndescent's numba compilation: 30-90 s in a fresh process
-@pytest.mark.xdist_group("pynndescent")  # with test_chunked's 10^5 cells: compiled once
+@pytest.mark.xdist_group("pynndescent")  # with test_chunked's 3 x 10^4 cells: compiled once
 def test_approximate_neighbours_recall_the_exact_ones_and_repeat_with_the_seed():
     pytest.importorskip("pynndescent")
     E = pca_embedding(_counts(n=1500), 10)[0]
