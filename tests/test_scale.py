@@ -164,6 +164,26 @@ def test_compiled_and_scipy_cross_products_agree_whatever_the_thread_count():
     np.testing.assert_allclose(results[0], scipy_path, rtol=1e-12)
 
 
+def test_compiled_and_scipy_pair_products_agree():
+    # the chunked path's kernel (graphs.cross_products_between on two row blocks), compiled,
+    # against scipy's edge sums: the Dask pairs' tasks stay below _NUMBA_MIN_WORK at the sizes
+    # the chunked tests run, so only this test reaches the compiled loop
+    pytest.importorskip("numba")
+    X = sp.csr_matrix(_counts(n=300, d=40))
+    W = sp.triu(pca_knn_graph(X, n_neighbors=8, n_pcs=5), k=1, format="csr") * 2.0
+    A, B, E = X[:120], X[120:], W[:120, 120:]
+    scipy_path = graphs._edge_sums_scipy(sp.csr_matrix(A), sp.csr_matrix(B), sp.csr_matrix(E))
+    threshold = graphs._NUMBA_MIN_WORK
+    try:
+        graphs._NUMBA_MIN_WORK = 0
+        compiled = graphs.cross_products_between(A, B, E)
+    finally:
+        graphs._NUMBA_MIN_WORK = threshold
+    assert graphs._pair_kernel  # the compiled loop ran
+    assert E.nnz > 0 and np.any(compiled != 0)
+    np.testing.assert_allclose(compiled, scipy_path, rtol=1e-12)
+
+
 def test_laplacian_score_of_sparse_input_is_the_dense_score():
     X = _counts()
     W = knn_graph(X, 5)
