@@ -11,7 +11,8 @@ dataset of the run (``RUN/sweeps/*.tsv``) this calls the job's own step,
 :func:`fsclust.steps.evaluate`, with the experiment's settings from
 config/experiments/benchmark.yaml (seeds, clusterers, grid, metrics, time limit) and only the
 given methods, then replaces those methods' rows of ``RUN/sweeps/{dataset}.tsv`` (the same
-keys: seed, clusterer, number of features) and their folders ``RUN/rankings/{dataset}/{method}``.
+keys: seed, clusterer, number of features; a method new to the benchmark's config has its rows
+appended) and their folders ``RUN/rankings/{dataset}/{method}``.
 A method's rows depend on its own rankings and the clusterers' seeds alone, so they are the
 rows a whole run would give: ``--check METHOD`` reruns an unchanged method on the first
 dataset and stops unless its rows equal the run's, byte for byte. The tables are then made
@@ -73,7 +74,13 @@ def _evaluate(exp, prepared, dataset, methods, folder, sweep):
 
 
 def _splice(old, new, methods):
-    """``old`` with the rows of ``methods`` replaced by ``new``'s, in ``old``'s order."""
+    """``old`` with the rows of ``methods`` replaced by ``new``'s, in ``old``'s order; a
+    method the run did not have (one added to the benchmark since) has its rows appended."""
+    added = new["method"].isin(set(methods) - set(old["method"]))
+    if added.any():
+        old = pd.concat([_splice(old, new[~added], sorted(set(new.loc[~added, "method"])))
+                         if (~added).any() else old, new[added]], ignore_index=True)
+        return old
     replaced = old["method"].isin(methods)
     key_old = old.loc[replaced, KEYS].apply(tuple, axis=1)
     by_key = new.set_index(KEYS)
