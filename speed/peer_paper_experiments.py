@@ -34,6 +34,10 @@ paper's, and the grid is the one of the project's ``peers-grid`` experiment (FSA
 table is found, add it to ``PAPER_ACC`` (method, dataset) -> (ACC, NMI, source) and rerun
 with that paper's m values and grid.
 
+``--skip-defaults --grid 1`` gives the reference settings as they are (UDFS, SOGFS
+``gamma = 1``; NDFS ``beta = 1``; JELSR ``alpha = 1``; RUFS ``beta = 1``), label-free, in the
+TSV only.
+
 No assertion: prints the table and writes ``results/speed/peer_paper_experiments.tsv``.
 """
 
@@ -101,6 +105,8 @@ def main(argv=None):
     parser.add_argument("--m", nargs="+", type=int, default=[50, 100, 200, 300])
     parser.add_argument("--n-init", type=int, default=10)
     parser.add_argument("--seeds", nargs="+", type=int, default=[0])
+    parser.add_argument("--skip-defaults", action="store_true",
+                        help="only the grid (e.g. --grid 1: the reference settings as they are)")
     parser.add_argument("--out", default="results/speed/peer_paper_experiments.tsv")
     args = parser.parse_args(argv)
 
@@ -122,7 +128,7 @@ def main(argv=None):
         print(f"{name} all features: ACC {rows[-1]['acc']:.4f} NMI {rows[-1]['nmi']:.4f}",
               flush=True)
         for method in args.methods:
-            settings = [("defaults", {})]
+            settings = [] if args.skip_defaults else [("defaults", {})]
             ref = reference_settings(method)
             if method in ("udfs", "sogfs"):
                 ref["n_components"] = c
@@ -160,6 +166,8 @@ def main(argv=None):
             mine = [r for r in rows if r["dataset"] == name and r["method"] == method]
             default = [r for r in mine if r["setting"] == "defaults"]
             grid = [r for r in mine if r["setting"] != "defaults"]
+            if not default or not grid:
+                continue
             best = max(grid, key=lambda r: r["acc"])
             paper = PAPER_ACC.get((method, name))
             paper_text = f"{paper[0]:.4f} ({paper[2]})" if paper else "not found"
