@@ -34,7 +34,8 @@ paper's, and the grid is the one of the project's ``peers-grid`` experiment (FSA
 table is found, add it to ``PAPER_ACC`` (method, dataset) -> (ACC, NMI, source) and rerun
 with that paper's m values and grid.
 
-``--skip-defaults --grid 1`` gives the reference settings as they are (UDFS, SOGFS
+``--variant NAME JSON`` adds the defaults with some parameters changed (an ablation, in the
+TSV only). ``--skip-defaults --grid 1`` gives the reference settings as they are (UDFS, SOGFS
 ``gamma = 1``; NDFS ``beta = 1``; JELSR ``alpha = 1``; RUFS ``beta = 1``), label-free, in the
 TSV only.
 
@@ -43,6 +44,7 @@ No assertion: prints the table and writes ``results/speed/peer_paper_experiments
 
 import argparse
 import csv
+import json
 import os
 import time
 from pathlib import Path
@@ -107,6 +109,10 @@ def main(argv=None):
     parser.add_argument("--seeds", nargs="+", type=int, default=[0])
     parser.add_argument("--skip-defaults", action="store_true",
                         help="only the grid (e.g. --grid 1: the reference settings as they are)")
+    parser.add_argument("--variant", nargs=2, action="append", default=[],
+                        metavar=("NAME", "JSON"),
+                        help="extra settings, the defaults with JSON's parameters changed "
+                             "(an ablation; label-free, outside the grid's best)")
     parser.add_argument("--out", default="results/speed/peer_paper_experiments.tsv")
     args = parser.parse_args(argv)
 
@@ -132,6 +138,8 @@ def main(argv=None):
             ref = reference_settings(method)
             if method in ("udfs", "sogfs"):
                 ref["n_components"] = c
+            for variant, changes in args.variant:
+                settings.append((f"variant:{variant}", json.loads(changes)))
             for value in args.grid:
                 settings.append((f"{GRID_PARAM[method]}={value:g}",
                                  {**ref, GRID_PARAM[method]: value}))
@@ -165,7 +173,8 @@ def main(argv=None):
         for method in args.methods:
             mine = [r for r in rows if r["dataset"] == name and r["method"] == method]
             default = [r for r in mine if r["setting"] == "defaults"]
-            grid = [r for r in mine if r["setting"] != "defaults"]
+            grid = [r for r in mine if r["setting"] != "defaults"
+                    and not r["setting"].startswith("variant:")]
             if not default or not grid:
                 continue
             best = max(grid, key=lambda r: r["acc"])
