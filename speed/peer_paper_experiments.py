@@ -39,6 +39,10 @@ TSV only). ``--skip-defaults --grid 1`` gives the reference settings as they are
 ``gamma = 1``; NDFS ``beta = 1``; JELSR ``alpha = 1``; RUFS ``beta = 1``), label-free, in the
 TSV only.
 
+The runs of 2026-11-29 and their table: docs/measurements.md, "Peers' own experiments
+(issue 40)" (its commands; Yale and ORL with every method about 12 min, Isolet and COIL20
+without JELSR about 15 min, on one BLAS thread).
+
 No assertion: prints the table and writes ``results/speed/peer_paper_experiments.tsv``.
 """
 
