@@ -9,7 +9,8 @@ Usage: python speed/peer_paper_experiments.py [--datasets skfeature-orl ...]
 For each dataset and method, every (setting, m) is a fit of its own (``make_ranker`` with
 ``n_clusters = c`` classes, ``random_state = 0``, ``n_features_to_select = m``: UDFS, SOGFS
 and JELSR size ``W`` from ``m``) unless the fit does not depend on m (NDFS, RUFS, and a
-given ``n_components``: one fit with the largest m serves all), then k-means (``make_clusterer("kmeans", {"n_init": N})``,
+given ``n_components``: one fit with the largest m serves all), then k-means
+(``make_clusterer("kmeans", {"n_init": N})``,
 one run per seed) on the top m columns, scored by ``fsclust.metrics`` ACC and NMI; and
 k-means on all the features, the papers' baseline row.
 
