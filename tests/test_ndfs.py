@@ -199,3 +199,26 @@ def test_wide_data_runs():
     # its time is the benchmark suite's (speed/suite.py), not a unit test's
     model = NDFS(random_state=0).fit(X)
     assert np.all(np.isfinite(model.scores_)) and np.all(model.F_ >= 0)
+
+
+def test_a_weight_that_drives_every_row_to_the_smoothing_floor_is_reported():
+    # beta far above the data's scale leaves W at the l2,1 smoothing floor (the order is
+    # round-off's): the fit says so through status_, which the CLI and fsclust.select print;
+    # at the defaults the same data keep rows above it (measured on Yale, ORL and COIL20:
+    # beta="auto" collapses there, docs/measurements.md, "Peers' own experiments")
+    from sklearn.datasets import make_blobs
+
+    from fsclust.rankers._sparse_learning import EPS_FACTOR
+    from fsclust.rankers.base import status_warnings
+
+    X, _ = make_blobs(n_samples=60, centers=3, n_features=5, random_state=0)
+    X = np.column_stack([X, np.random.default_rng(0).normal(size=(60, 20))])
+    fitted = NDFS(n_clusters=3, random_state=0).fit(X)
+    assert fitted.status_ == "fitted" and fitted.scores_.max() > np.sqrt(EPS_FACTOR)
+    assert status_warnings("ndfs", fitted) == ([], False)
+    collapsed = NDFS(n_clusters=3, beta=1e6, random_state=0).fit(X)
+    assert collapsed.scores_.max() <= np.sqrt(EPS_FACTOR)
+    assert collapsed.status_ == "collapsed"
+    messages, degenerate = status_warnings("ndfs", collapsed)
+    assert not degenerate and len(messages) == 1
+    assert "smoothing floor" in messages[0] and "pass a smaller one" in messages[0]
