@@ -175,8 +175,12 @@ class NDFS(EmbeddedRanker):
     W)|| / (beta / 2)`` does (how far each is from entering; the same top 30 on all 12
     problems). What it does not fix: on z-scored wide data (80 x 2000: 0.03, 160 x 1000: 0.20)
     and on the counts (0.25) the spectral start's clusters are poor (adjusted Rand 0.03 and
-    0.26 against 0.83-0.99 on raw data), and ``F`` stays there. The settings before issue 40:
-    :data:`REFERENCE_SETTINGS` (``beta = 1``).
+    0.26 against 0.83-0.99 on raw data), and ``F`` stays there. Nor the image sets: on Yale,
+    ORL and COIL20 (and 7 of the benchmark's 8 image sets, and TOX-171) every row of ``W``
+    falls to the smoothing floor at ``beta="auto"`` (``status_ = "collapsed"``, reported), and
+    ``beta = 1`` clusters them better (ORL 0.574 against 0.444 mean ACC; docs/measurements.md,
+    "Peers' own experiments"). The settings before issue 40: :data:`REFERENCE_SETTINGS`
+    (``beta = 1``).
 
     Decisions: the F-step comes before the W-step in each iteration (the W of an iteration
     is the regression of its own ``F``): then each iteration decreases ``J_eps`` (the
