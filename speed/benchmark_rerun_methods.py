@@ -76,19 +76,18 @@ def _evaluate(exp, prepared, dataset, methods, folder, sweep):
 def _splice(old, new, methods):
     """``old`` with the rows of ``methods`` replaced by ``new``'s, in ``old``'s order; a
     method the run did not have (one added to the benchmark since) has its rows appended."""
-    added = new["method"].isin(set(methods) - set(old["method"]))
-    if added.any():
-        old = pd.concat([_splice(old, new[~added], sorted(set(new.loc[~added, "method"])))
-                         if (~added).any() else old, new[added]], ignore_index=True)
-        return old
+    appended = ~new["method"].isin(set(old["method"]))
+    added, new = new[appended], new[~appended]
     replaced = old["method"].isin(methods)
     key_old = old.loc[replaced, KEYS].apply(tuple, axis=1)
     by_key = new.set_index(KEYS)
     if set(key_old) != set(by_key.index) or len(key_old) != len(new):
         raise SystemExit(f"{old['dataset'].iloc[0]}: the rerun's rows are not the run's keys")
     out = old.copy()
-    out.loc[replaced, new.columns] = by_key.loc[list(key_old)].reset_index()[new.columns].values
-    return out
+    if len(key_old):
+        out.loc[replaced, new.columns] = (by_key.loc[list(key_old)].reset_index()[new.columns]
+                                          .values)
+    return pd.concat([out, added], ignore_index=True)
 
 
 def _write_atomic(frame, path):

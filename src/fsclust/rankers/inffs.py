@@ -57,8 +57,8 @@ def inffs_graph(X, alpha, dtype=np.float64):
     ``c_ij = 1 - |rho_S(f_i, f_j)|`` (Spearman) and ``sigma_ij = max(std_i, std_j)`` min-max
     normalised over the matrix to [0, 1] (0 everywhere when all the stds are equal, the
     reference's NaN rule, and when they differ by at most ``_EQUAL_SPREAD_RTOL`` of the
-    largest: on standardised features the references normalise round-off). Built ``_BLOCK_BYTES`` of rows at a time: besides ``A`` only
-    ``O(n d)`` memory.
+    largest: on standardised features the references normalise round-off). Built
+    ``_BLOCK_BYTES`` of rows at a time: besides ``A`` only ``O(n d)`` memory.
 
     Parameters
     ----------

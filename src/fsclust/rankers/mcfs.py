@@ -74,6 +74,11 @@ _WHOLE_GRAM_BYTES = 2**28
 CAI_EXTRA_ACTIVE = 5
 
 
+def _cai_stop(n_nonzero):
+    """The active-set size at which a path read at ``n_nonzero`` non-zeros stops (Cai's)."""
+    return int(n_nonzero) + CAI_EXTRA_ACTIVE
+
+
 def _on_whole_gram(D):
     """Whether the paths of ``D`` features run on one formed Gram matrix (ridge kept)."""
     return 16 * D * D <= _WHOLE_GRAM_BYTES
@@ -210,7 +215,7 @@ def lasso_coefficients(X, Y, n_nonzero, ridge=1e-3, return_steps=False, max_iter
     if max_iter is None:
         max_iter = 4 * int(n_nonzero) + 50
     ridge_used = float(ridge) if ridge > 0 and 8 * D * D <= _GRAM_MAX_BYTES else 0.0
-    stop_active = int(n_nonzero) + CAI_EXTRA_ACTIVE
+    stop_active = _cai_stop(n_nonzero)
     if _paths_together(n, D, n_nonzero, max_iter):
         with threadpool_limits(limits=1):
             on_gram = (ridge_used > 0 and _on_whole_gram(D)
@@ -249,7 +254,7 @@ def _path_point(coefs, n_nonzero):
     (Cai's stop, :data:`CAI_EXTRA_ACTIVE`; a path stopped so is whole), then its last column
     with ``n_nonzero`` non-zeros, else the first of largest cardinality."""
     counts = np.count_nonzero(coefs, axis=0)
-    over = np.flatnonzero(counts >= n_nonzero + CAI_EXTRA_ACTIVE)
+    over = np.flatnonzero(counts >= _cai_stop(n_nonzero))
     if over.size:
         counts = counts[:over[0] + 1]
     hit = np.flatnonzero(counts == n_nonzero)
@@ -471,7 +476,7 @@ class _LassoLarsPaths:
         self.AA = np.ones((K, 1))
         # the most features a path can hold active (the size of its Cholesky factor): a step
         # adds at most one
-        max_features = min(max_iter, D, max_iter if stop_active is None else stop_active)
+        max_features = min(max_iter, D, stop_active or max_iter)
         self.paths = [_PathState(D, p, max_features, record) for p in products]
 
     def run(self, directions=None):
@@ -703,7 +708,7 @@ def _whole_gram_lasso_paths(X, Y, ridge, max_iter, stop_cardinality):
     gram[np.diag_indices(X.shape[1])] += ridge
     for y in Y.T:
         yield gram_lasso_path(gram, X.T @ y, X.shape[0], max_iter, stop_cardinality,
-                              int(stop_cardinality) + CAI_EXTRA_ACTIVE)[2]
+                              _cai_stop(stop_cardinality))[2]
 
 
 class _SlotColumnProducts:
@@ -854,7 +859,7 @@ def _lasso_points(X, Y, n_nonzero, ridge, max_iter, on_gram):
     X = np.ascontiguousarray(X, dtype=np.float64)
     XY = Y.T @ X  # row k: X^T y_k
     reach = _reachable_active(D, n_nonzero, max_iter)
-    stop_active = int(n_nonzero) + CAI_EXTRA_ACTIVE
+    stop_active = _cai_stop(n_nonzero)
     if on_gram:
         gram = X.T @ X
         gram[np.diag_indices(D)] += ridge
@@ -914,7 +919,7 @@ def _reachable_active(D, n_nonzero, max_iter):
     """The most active features a path read at ``n_nonzero`` can hold: ``d + 5`` (Cai's
     stop, :data:`CAI_EXTRA_ACTIVE`), and while it runs ``|A| - d <= max_iter - steps`` and
     ``|A| <= steps``, so ``|A| <= (max_iter + d) / 2`` before its last entry."""
-    return min(D, int(n_nonzero) + CAI_EXTRA_ACTIVE, (max_iter + n_nonzero) // 2 + 1)
+    return min(D, _cai_stop(n_nonzero), (max_iter + n_nonzero) // 2 + 1)
 
 
 def _gram_is_cheaper(n, D, K, n_nonzero):
@@ -929,7 +934,7 @@ def _gram_is_cheaper(n, D, K, n_nonzero):
     warpPIE10P (210 x 2420) 0.087 s on the Gram matrix, 0.075 s on ``X``; skfeature-lymphoma
     (96 x 4026) 0.155 and 0.069 s; pie-c27 (1428 x 1280) 0.419 and 0.530 s; skfeature-orl
     (400 x 1024) 0.044 and 0.062 s; docs/measurements.md, "Cai's stop"."""
-    steps = int(n_nonzero) + CAI_EXTRA_ACTIVE
+    steps = _cai_stop(n_nonzero)
     return D <= 25 * steps or K * steps * (n - steps / 2) > n * D
 
 
@@ -1047,8 +1052,8 @@ def screened_lasso_coefficients(X, Y, n_nonzero, ridge=1e-3, n_screen=None, max_
     ``y_k ~ (X_S - 1 mu_S^T) a_k`` (an intercept) with Cai's ridge, on the features S_k of
     :func:`correlation_screens` of the centred correlations ``(x_j - mu_j)^T y_k``; ``a_k`` is
     the last point with ``n_nonzero`` non-zeros of the path stopped at ``n_nonzero + 5``
-    active, L2-normalised, as in :func:`lasso_coefficients`; the features outside S_k get 0. Each eigenvector's regression
-    depends on that eigenvector alone. ``X`` (dense or CSR) is read three times: the means,
+    active, L2-normalised, as in :func:`lasso_coefficients`; the features outside S_k get 0.
+    Each eigenvector's regression depends on that eigenvector alone. ``X`` (dense or CSR) is read three times: the means,
     the correlations (``O(nnz K)``) and the Gram matrices of the S_k
     (:func:`_centred_grams`, ``n sum |S_k|^2``); the paths then run on those matrices alone
     (:func:`gram_lasso_path`'s algorithm, each step ``O(|A| |S_k|)``, on one BLAS thread).
@@ -1100,7 +1105,7 @@ def screened_lasso_coefficients(X, Y, n_nonzero, ridge=1e-3, n_screen=None, max_
     with threadpool_limits(limits=1):
         for k, (S, gram) in enumerate(zip(screens, grams)):
             coefs = _lasso_lars_path(correlations[S, k], n, _RowGramProducts(gram), max_iter,
-                                     n_nonzero, int(n_nonzero) + CAI_EXTRA_ACTIVE)[2]
+                                     n_nonzero, _cai_stop(n_nonzero))[2]
             A[S, k], cardinality[k] = _path_point(coefs, n_nonzero)
             steps[k] = coefs.shape[1] - 1
     return A, cardinality, np.array(screens), steps
