@@ -69,7 +69,7 @@ class EmbeddedRanker(FeatureRanker):
                                  "for these data, pass a smaller one"),
     }
 
-    def _embedded_scores(self, W, history, converged):
+    def _embedded_scores(self, W, history, converged, floor=None):
         keep = ~self.constant_mask_
         self.W_ = np.zeros((keep.size, W.shape[1]))
         self.W_[keep] = W
@@ -79,8 +79,10 @@ class EmbeddedRanker(FeatureRanker):
         scores = np.full(keep.size, -np.inf)
         scores[keep] = np.sqrt(row_norms_sq(W))
         # sqrt(EPS_FACTOR) bounds the smoothing sqrt(eps) from below: a row norm under it is
-        # at the floor whatever the fit's eps
-        collapsed = W.size > 0 and float(scores[keep].max()) <= np.sqrt(EPS_FACTOR)
+        # at the floor whatever the fit's eps (``floor``: that bound in the units of W, for a
+        # fit that ran on a scaled X)
+        floor = np.sqrt(EPS_FACTOR) if floor is None else floor
+        collapsed = W.size > 0 and float(scores[keep].max()) <= floor
         self.status_ = "collapsed" if collapsed else "fitted"
         return scores
 

@@ -18,6 +18,7 @@ from ..graphs import (
     smallest_eigenvectors,
 )
 from ._sparse_learning import (
+    EPS_FACTOR,
     EmbeddedRanker,
     WeightedRidge,
     l21_eps,
@@ -56,14 +57,15 @@ def spectral_start(L, n_clusters, rng, offset=0.2):
 MAX_SAMPLES = 8_000
 
 #: ``beta="auto"``: the l2,1 weight is this fraction of the weight at which ``W = 0`` solves
-#: the regression of the start ``F0`` (:func:`~fsclust.rankers._sparse_learning.l21_weight_max`,
-#: issue 40; see NDFS's Notes, "Defaults").
+#: the regression of the start's scaled cluster indicator
+#: (:func:`~fsclust.rankers._sparse_learning.l21_weight_max`, issue 40; see NDFS's Notes,
+#: "Defaults").
 BETA_PER_MAX = 0.3
 
 #: The settings of the references (FSASL, scikit-feature) and of our defaults before issue 40,
 #: for the comparisons with their code (config/experiments/peers.yaml, speed/peers_ndfs.py):
-#: ``NDFS(**REFERENCE_SETTINGS)`` is the reference's NDFS.
-REFERENCE_SETTINGS = {"beta": 1.0}
+#: ``NDFS(**REFERENCE_SETTINGS)`` is the reference's NDFS (no intercept, the l2,1 weight 1).
+REFERENCE_SETTINGS = {"beta": 1.0, "center": False}
 
 
 class NDFS(EmbeddedRanker):
@@ -84,10 +86,20 @@ class NDFS(EmbeddedRanker):
     alpha : float, default=1.0
         Weight of the regression term.
     beta : float or "auto", default="auto"
-        Weight of the l2,1 norm inside the regression term. ``"auto"``: :data:`BETA_PER_MAX`
-        (0.3) times ``2 max_j ||x_j^T F0||``, the weight at which ``W = 0`` is the regression
-        of the start ``F0`` (columns scaled to unit norm); ``beta_`` is the value used. A
-        number is used as given (the references': 1).
+        Weight of the l2,1 norm inside the regression term. ``"auto"``: the fit runs on ``X``
+        divided by the root mean square of its (centred) entries, ``scale_``, and the weight
+        there is :data:`BETA_PER_MAX` (0.3) times ``2 max_j ||x_j^T G0||``, the weight at
+        which ``W = 0`` is the regression of ``G0``, the scaled cluster indicator of the start
+        (``G0[i, k] = 1 / sqrt(n_k)`` where ``k`` is the largest entry of row ``i`` of
+        ``F0``); so the whole fit (the weight, the start ``D = I`` and the smoothing ``eps``)
+        is scale-free. ``beta_`` is that weight in the units of ``X`` (times ``scale_``). A
+        number is used as given, on ``X`` as given (the references': 1).
+    center : bool, default=True
+        Regress ``F`` on the centred features, i.e. with an intercept. Without it (the
+        paper's and the references' form) a feature's mean enters the regression of the
+        nonnegative ``F``, whose columns have positive means: on images (ORL: pixel means 133,
+        standard deviations 33) the bright pixels then fit ``F`` first (see Notes,
+        "Defaults").
     gamma : float, default=1e8
         Penalty weight of ``F^T F = I``; large, so that ``F`` stays near orthonormal
         (FSASL's value).
@@ -134,7 +146,10 @@ class NDFS(EmbeddedRanker):
     t_ : float
         The heat-kernel parameter used.
     beta_ : float
-        The l2,1 weight used.
+        The l2,1 weight used, in the units of ``X``.
+    scale_ : float
+        The divisor of ``X`` during the fit: the root mean square of its (centred) entries
+        for ``beta="auto"``, else 1. ``W_`` and ``scores_`` are in the units of ``X``.
 
     Notes
     -----
@@ -220,6 +235,7 @@ class NDFS(EmbeddedRanker):
         "n_clusters": [IntInterval(1, None, closed="left")],
         "alpha": [Interval(Real, 0, None, closed="left")],
         "beta": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
+        "center": ["boolean"],
         "gamma": [Interval(Real, 0, None, closed="neither")],
         "n_neighbors": [IntInterval(1, None, closed="left")],
         "t": [Interval(Real, 0, None, closed="neither"), None],
@@ -232,13 +248,15 @@ class NDFS(EmbeddedRanker):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, n_clusters=5, *, alpha=1.0, beta="auto", gamma=1e8, n_neighbors=5, t=None,
-                 t_rule="cai", f_step="paper", normalize_F=True, init="spectral", max_iter=300, tol=1e-8,
-                 random_state=None, n_features_to_select=None):
+    def __init__(self, n_clusters=5, *, alpha=1.0, beta="auto", center=True, gamma=1e8,
+                 n_neighbors=5, t=None, t_rule="cai", f_step="paper", normalize_F=True,
+                 init="spectral", max_iter=300, tol=1e-8, random_state=None,
+                 n_features_to_select=None):
         super().__init__(n_features_to_select=n_features_to_select)
         self.n_clusters = n_clusters
         self.alpha = alpha
         self.beta = beta
+        self.center = center
         self.gamma = gamma
         self.n_neighbors = n_neighbors
         self.t = t
@@ -271,24 +289,46 @@ class NDFS(EmbeddedRanker):
             if F.shape != (n, c) or np.any(F < 0):
                 raise ValueError(f"init must be a nonnegative array of shape ({n}, {c}), "
                                  f"got shape {F.shape}.")
-        self.beta_ = resolve_beta(self.beta, Xk, F)
+        if self.center:
+            # the intercept: F's positive column means are left to it, not to the features
+            Xk = Xk - Xk.mean(axis=0)
+        Xk, self.scale_, beta = resolve_beta(self.beta, Xk, F)
+        self.beta_ = beta * self.scale_
         F, W, history, converged = fit_ndfs(
-            Xk, L, F, self.alpha, self.beta_, self.gamma, self.f_step, self.normalize_F,
+            Xk, L, F, self.alpha, beta, self.gamma, self.f_step, self.normalize_F,
             self.max_iter, self.tol)
         self.F_ = F
         log.info("NDFS: %d iterations, J = %.6g, converged %s", len(history), history[-1],
                  converged)
-        return self._embedded_scores(W, history, converged)
+        # W of the scaled fit in the units of X; the floor is the fit's own, sqrt(1e-12)
+        # in its units
+        return self._embedded_scores(W / self.scale_, history, converged,
+                                     floor=np.sqrt(EPS_FACTOR) / self.scale_)
+
+
+def scaled_indicator(F0):
+    """``G0``: the scaled cluster indicator of ``F0``'s row maxima, ``1 / sqrt(n_k)`` in
+    column ``k`` of the rows whose largest entry is in column ``k`` (unit columns; an empty
+    column stays 0). The ``F`` of the paper's constraint ``F^T F = I, F >= 0``, which the
+    F-step reaches from ``F0`` at ``gamma = 1e8``."""
+    n, c = F0.shape
+    G = np.zeros((n, c))
+    G[np.arange(n), np.argmax(F0, axis=1)] = 1.0
+    return G / np.maximum(np.sqrt(G.sum(axis=0)), 1.0)
 
 
 def resolve_beta(beta, X, F0):
-    """The l2,1 weight: for ``"auto"``, :data:`BETA_PER_MAX` times
-    :func:`~fsclust.rankers._sparse_learning.l21_weight_max` of ``X`` and the start ``F0``
-    with unit columns; a number as given."""
+    """``(X_fit, scale, weight)``: for ``"auto"``, ``X`` divided by the root mean square of
+    its entries and :data:`BETA_PER_MAX` times
+    :func:`~fsclust.rankers._sparse_learning.l21_weight_max` of that matrix and
+    :func:`scaled_indicator` of ``F0``; a number is used as given, on ``X`` as given."""
     if beta != "auto":
-        return float(beta)
-    scale = l21_weight_max(X, F0 / np.maximum(np.linalg.norm(F0, axis=0), _TINY))
-    return BETA_PER_MAX * scale if scale > 0 else 1.0
+        return X, 1.0, float(beta)
+    scale = float(np.sqrt(np.mean(np.square(X)))) if X.size else 0.0
+    scale = scale if scale > 0 else 1.0
+    X = X / scale
+    weight = l21_weight_max(X, scaled_indicator(F0))
+    return X, scale, BETA_PER_MAX * weight if weight > 0 else 1.0
 
 
 def ndfs_objective(L, F, W, residual, alpha, beta, gamma, eps):
