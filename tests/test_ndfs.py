@@ -248,3 +248,31 @@ def test_a_weight_that_drives_every_row_to_the_smoothing_floor_is_reported():
     messages, degenerate = status_warnings("ndfs", collapsed)
     assert not degenerate and len(messages) == 1
     assert "smoothing floor" in messages[0] and "pass a smaller one" in messages[0]
+
+
+@pytest.mark.slow  # a mirrored image set, prepared and fitted at the defaults
+def test_the_image_sets_keep_rows_above_the_floor_at_the_defaults(mirror):
+    # issue 40: on Yale (165 x 1024 pixels of mean 98, 15 classes) the weight taken for the
+    # start F0 (the default until 7de96bf) was above the weight that empties W for the F the
+    # fit reaches: F0's columns share their offset, so ||x_j^T F0|| is about sqrt(c) times
+    # ||x_j^T G0|| for the scaled indicator G0 on uncentred pixels, and every row of W fell to
+    # the smoothing floor. The default takes the weight for G0 on the centred, scaled pixels.
+    from fsclust.datasets import get_entry, load_catalog, prepare
+    from fsclust.rankers._sparse_learning import l21_weight_max
+    from fsclust.rankers.ndfs import BETA_PER_MAX, scaled_indicator, spectral_start
+
+    root = __import__("pathlib").Path(__file__).resolve().parents[1]
+    entry = get_entry(load_catalog(root / "config" / "datasets.tsv"), "skfeature-yale")
+    data = prepare(entry, [mirror / f for f in entry.files])
+    X = np.asarray(data.X, dtype=np.float64)
+    c = len(np.unique(data.y))
+    L, _ = laplacian(knn_graph(X, 5), "sym")
+    F0 = spectral_start(L, c, np.random.RandomState(0))
+    start_weight = l21_weight_max(X, F0 / np.linalg.norm(F0, axis=0))
+    assert BETA_PER_MAX * start_weight > l21_weight_max(X, scaled_indicator(F0))
+    model = NDFS(n_clusters=c, random_state=0).fit(X)
+    assert model.status_ == "fitted"
+    assert model.scale_ > 1.0
+    # at least c rows within 1e-3 of the largest (the fit kept 75 of them, seed 0)
+    active = model.scores_ > 1e-3 * model.scores_.max()
+    assert active.sum() >= c

@@ -59,8 +59,9 @@ class EmbeddedRanker(FeatureRanker):
     #: ``status_`` of a fit (:func:`~fsclust.rankers.base.status_warnings` reports it): a
     #: weight of the l2,1 term large beside the data's scale drives every row of ``W`` to the
     #: smoothing floor, where the order of the rows is round-off's, not the fit's. Measured
-    #: (issue 40): NDFS at ``beta="auto"`` on Yale, ORL and COIL20 (largest row norm 2e-7 to
-    #: 8e-7; at ``beta = 1``, 2e-3 on ORL), and on the planted suite's counts at 0.5.
+    #: (issue 40): NDFS's ``beta="auto"`` before 7de96bf on Yale, ORL and COIL20 (largest row
+    #: norm 2e-7 to 8e-7; at ``beta = 1``, 2e-3 on ORL), and on the planted suite's counts at
+    #: 0.5; ``beta=1e6`` on blobs (tests/test_ndfs.py).
     statuses = {
         "fitted": ("ok", "the fit kept rows of W above the smoothing floor"),
         "collapsed": ("warning", "every row of W fell to the l2,1 smoothing floor (largest "

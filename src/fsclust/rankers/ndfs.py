@@ -173,29 +173,42 @@ class NDFS(EmbeddedRanker):
     means, so a feature's mean helps it (centring ``X``: 0.83 instead of 0.90 at 160 x 1000,
     ``beta = 10``), which is not why the defaults failed.
 
-    Defaults (issue 40), chosen without labels; the labels of the planted suite only scored
-    them. ``beta = 1`` (the references') is small beside the scale of ``X``: the weight at
-    which ``W = 0``, ``2 max_j ||x_j^T F0||``, is 3 to 185 on the suite. With ``d > n`` the
-    ridge then interpolates ``F``, and the reweighting spreads ``W`` over the noise features
-    that fit ``F``'s detail: at 160 x 1000 the share of the planted features in the top 30
-    after 1, 10 and 300 iterations was 0.90, 0.43, 0.33 (160-450 rows within 1e-3 of the
-    largest after 300). ``beta="auto"`` (:data:`BETA_PER_MAX` = 0.3 of that weight for ``F0``)
-    is scale-free. Mean share over the 12 problems (seed 0) by fraction: 0.05: 0.57, 0.1: 0.64,
-    0.2: 0.70, 0.3: 0.74, 0.5: 0.77, against 0.44 at ``beta = 1``; at 0.5 ``W`` collapsed to
-    the smoothing floor on the counts (and on 4 of 24 fits at seeds 1-2): every row below
-    ``sqrt(eps)``, the order no longer the fit's (above 1 it always does). At 0.3 the fit keeps
-    3 to 12 active rows on the raw problems, all planted: the l2,1 regression keeps a
-    non-redundant subset of the planted features (copies of one group structure), and the top
-    ``p`` beyond it follow the norms of the inactive rows, which order them as ``||x_j^T (F - X
-    W)|| / (beta / 2)`` does (how far each is from entering; the same top 30 on all 12
-    problems). What it does not fix: on z-scored wide data (80 x 2000: 0.03, 160 x 1000: 0.20)
-    and on the counts (0.25) the spectral start's clusters are poor (adjusted Rand 0.03 and
-    0.26 against 0.83-0.99 on raw data), and ``F`` stays there. Nor the image sets: on Yale,
-    ORL and COIL20 (and 7 of the benchmark's 8 image sets, and TOX-171) every row of ``W``
-    falls to the smoothing floor at ``beta="auto"`` (``status_ = "collapsed"``, reported), and
-    ``beta = 1`` clusters them better (ORL 0.574 against 0.444 mean ACC; docs/measurements.md,
-    "Peers' own experiments"). The settings before issue 40: :data:`REFERENCE_SETTINGS`
-    (``beta = 1``).
+    Defaults (issue 40), chosen without labels on the planted suite and the papers' image sets;
+    the labels only scored them (``speed/planted_suite.py``, ``speed/ndfs_defaults.py``,
+    docs/measurements.md, "NDFS's weight and intercept"). ``beta = 1`` (the references') is
+    small beside the scale of ``X``: the weight at which ``W = 0`` is 3 to 185 on the suite.
+    With ``d > n`` the ridge then interpolates ``F``, and the reweighting spreads ``W`` over the
+    noise features that fit ``F``'s detail: at 160 x 1000 the share of the planted features in
+    the top 30 after 1, 10 and 300 iterations was 0.90, 0.43, 0.33 (160-450 rows within 1e-3 of
+    the largest after 300). ``beta="auto"`` takes :data:`BETA_PER_MAX` = 0.3 of that weight
+    (mean share over the 12 problems at seed 0 by fraction of the weight for ``F0``: 0.05:
+    0.57, 0.1: 0.64, 0.2: 0.70, 0.3: 0.74, 0.5: 0.77, against 0.44 at ``beta = 1``). At 0.3 the
+    fit keeps 3 to 12 active rows on the raw problems, all planted: the l2,1 regression keeps a
+    non-redundant subset of the planted features (copies of one group structure), and the
+    top ``p`` beyond it follow the norms of the inactive rows, which order them as
+    ``||x_j^T (F - X W)|| / (beta / 2)`` does (how far each is from entering).
+
+    Until 7de96bf that weight was taken for the start ``F0`` on ``X`` as given, and every row
+    of ``W`` fell to the l2,1 smoothing floor on the papers' image sets (largest row norm 2e-7
+    to 8e-7 on Yale, ORL and COIL20; 7 of the benchmark's 8 image sets and TOX-171), where
+    ``beta = 1`` clustered them better. Two causes, each measured: (1) ``F0``'s columns share
+    the offset and the uniform entries of :func:`spectral_start`, so on uncentred features
+    ``||x_j^T F0||`` is about ``sqrt(c)`` times ``||x_j^T F||`` of the orthonormal ``F`` the
+    F-step reaches (ratio 7.0 on ORL, c = 40; 4.5 on Yale; 2.2 on TOX-171): 0.3 of it was above
+    the weight at which ``W = 0`` for the fit's own ``F``; (2) ``eps = 1e-12 max(1, max
+    ||w^j||^2)`` is absolute where ``W`` is small (pixel values of 100 make ``W`` of 1e-5), so
+    the floor was not scale-free. Now the weight is taken for the start's scaled cluster
+    indicator (:func:`scaled_indicator`, the ``F`` of the paper's constraint) on ``X`` over the
+    root mean square of its entries, and the features are centred (``center=True``): without an
+    intercept a feature's mean fits ``F``'s positive column means, so bright pixels came first.
+    Measured (seeds 0-2 on the suite; k-means ACC over m = 50..300 on the sets): the suite's
+    mean share 0.742 -> 0.754; mean ACC on Yale, ORL, Isolet and COIL20 0.439 -> 0.573
+    (``beta = 1``: 0.564); no image set collapses. Without the intercept (scaled only) 0.770 and
+    0.514; with it at 0.2 or 0.5, 0.714 / 0.580 and 0.821 / 0.535: the fraction was not retuned.
+    What it does not fix: on z-scored wide data (80 x 2000: 0.03-0.13) and on the counts the
+    spectral start's clusters are poor (adjusted Rand 0.03 and 0.26 against 0.83-0.99 on raw
+    data), and ``F`` stays there; on Isolet ``beta = 1`` is better (0.679 against 0.590). The
+    settings before issue 40: :data:`REFERENCE_SETTINGS` (``beta = 1``, ``center=False``).
 
     Decisions: the F-step comes before the W-step in each iteration (the W of an iteration
     is the regression of its own ``F``): then each iteration decreases ``J_eps`` (the
@@ -206,8 +219,9 @@ class NDFS(EmbeddedRanker):
     ``W = ones``); ``eps = 1e-12 max(1, max ||w^j||^2)`` is fixed from the first ``W``; the
     ridge is solved in ``n``-space when ``d > n`` (push-through identity; the references
     invert ``X^T X + beta D``, ``d x d``); the denominator of the multiplicative rule is floored
-    at 1e-300. NDFS is not scale invariant: constant features are left out; the estimator
-    does not rescale the others (z-score them first).
+    at 1e-300. Constant features are left out. ``beta="auto"`` makes the fit invariant to a
+    common scale of ``X`` and, with ``center=True``, to each feature's shift; not to each
+    feature's own scale (z-score the features first where their units differ).
 
     References
     ----------
