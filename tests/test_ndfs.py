@@ -276,3 +276,18 @@ def test_the_image_sets_keep_rows_above_the_floor_at_the_defaults(mirror):
     # at least c rows within 1e-3 of the largest (the fit kept 75 of them, seed 0)
     active = model.scores_ > 1e-3 * model.scores_.max()
     assert active.sum() >= c
+
+
+def test_a_column_of_F_at_zero_is_reported():
+    # the multiplicative rule never moves a zero: a start with an empty cluster keeps it, and
+    # the fit says so (the references' form emptied one column on Yale, from an overflow)
+    from fsclust.rankers.base import status_warnings
+
+    X = _small()
+    F0 = _start(40, 3)
+    assert NDFS(n_clusters=3, init=F0, max_iter=20).fit(X).status_ == "fitted"
+    F0[:, 1] = 0.0
+    model = NDFS(n_clusters=3, init=F0, max_iter=20).fit(X)
+    assert np.all(model.F_[:, 1] == 0) and model.status_ == "empty_cluster"
+    messages, degenerate = status_warnings("ndfs", model)
+    assert not degenerate and "fell to zero" in messages[0]

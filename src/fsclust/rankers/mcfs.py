@@ -1286,10 +1286,14 @@ class MCFS(GraphOnPCA, FeatureRanker):
     (``d = p = 30`` non-zeros) keeps 15-25 of them and fills the rest with noise features that
     fit the residual; ``d`` = 5, 10 or 100 does not help (base: 0.37, 0.60, 0.57). On wide-z
     and base-z neither reading helps (0.03, 0.37; the Laplacian score 0.47, 0.97): not
-    measured further. The default ``K`` is unchanged: a change
-    moves :meth:`scores_for_n_clusters` and the label-free selection of ``K``, and is left to
-    a measured proposal. Measured with ``MCFS(p, n_clusters=K, n_eigenvectors=K - 1)`` on the
-    suite's draws (the suite's ``--variant`` takes ``"K"``, not ``K - 1``).
+    measured further. Measured with ``MCFS(p, n_clusters=K, n_eigenvectors=K - 1)`` on the
+    suite's draws (the suite's ``--variant`` takes ``"K"``, not ``K - 1``). The default ``K =
+    c`` (Cai et al.'s) is kept: on the data of their experiments ``c - 1`` does not carry the
+    gain (``speed/mcfs_eigenvectors.py``, k-means ACC over m = 50..300 and three k-means
+    seeds, ``c`` against ``c - 1``: Yale 0.399 / 0.396, ORL 0.594 / 0.599, Isolet 0.638 /
+    0.648, COIL20 0.680 / 0.680, TOX-171 0.383 / 0.379; docs/measurements.md, "MCFS's number
+    of eigenvectors"), and a change would move :meth:`scores_for_n_clusters` and the
+    label-free selection of ``K`` with it.
 
     References
     ----------

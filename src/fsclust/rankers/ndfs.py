@@ -244,6 +244,19 @@ class NDFS(EmbeddedRanker):
 
     stored_arrays = (*EmbeddedRanker.stored_arrays, "F_")
 
+    #: ``"empty_cluster"``: a column of ``F`` fell to zero and stays there (the multiplicative
+    #: rule never moves a zero), so ``W`` regresses fewer clusters than ``n_clusters``.
+    #: Measured: the references' form (:data:`REFERENCE_SETTINGS`) on Yale, where a
+    #: denominator of the F-step at its floor 1e-300 overflowed one column; not at the
+    #: defaults on the papers' image sets.
+    statuses = {
+        **EmbeddedRanker.statuses,
+        "empty_cluster": ("warning", "a column of F fell to zero (its multiplicative F-step "
+                                     "left a cluster empty): W regresses fewer clusters than "
+                                     "n_clusters; a smaller n_clusters or the default "
+                                     "beta='auto' and center=True may avoid it"),
+    }
+
     _parameter_constraints: dict = {
         **FeatureRanker._parameter_constraints,
         "n_clusters": [IntInterval(1, None, closed="left")],
@@ -316,8 +329,13 @@ class NDFS(EmbeddedRanker):
                  converged)
         # W of the scaled fit in the units of X; the floor is the fit's own, sqrt(1e-12)
         # in its units
-        return self._embedded_scores(W / self.scale_, history, converged,
-                                     floor=np.sqrt(EPS_FACTOR) / self.scale_)
+        scores = self._embedded_scores(W / self.scale_, history, converged,
+                                       floor=np.sqrt(EPS_FACTOR) / self.scale_)
+        empty = int(np.count_nonzero(~np.any(F > 0, axis=0)))
+        if empty and self.status_ == "fitted":
+            self.status_ = "empty_cluster"
+            log.warning("NDFS: %d of the %d columns of F fell to zero", empty, c)
+        return scores
 
 
 def scaled_indicator(F0):
