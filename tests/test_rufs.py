@@ -145,7 +145,7 @@ def test_the_local_learning_penalty_prefers_the_clusters_with_the_gram_kernel_on
         return np.sum(MH * MH)
     assert penalty("gram", G) < 0.1 * penalty("gram", shuffled)
     assert penalty("graph", G) > penalty("graph", shuffled)
-    assert REFERENCE_SETTINGS == {"local_kernel": "graph"}
+    assert REFERENCE_SETTINGS == {"local_kernel": "graph", "beta": 1.0}
 
 
 @pytest.mark.parametrize("n, d", [(40, 15), (20, 60)])
@@ -217,3 +217,44 @@ def test_duplicated_samples_give_finite_scores():
     X = _synthetic(n_noise=5)
     X = np.vstack([X, X[:20]])
     assert np.all(np.isfinite(RUFS(n_clusters=4, random_state=0).fit(X).scores_))
+
+
+def test_the_auto_weight_is_where_W_0_starts_to_minimise_the_robust_regression():
+    # beta_max = alpha max_j ||x_j^T H0||: W = 0 minimises alpha ||X W - G0||_{2,1} +
+    # beta ||W||_{2,1} for beta >= beta_max (no direction descends from it) and not below
+    from fsclust.rankers import rufs
+
+    rng = np.random.RandomState(0)
+    X, labels, alpha = rng.randn(30, 8), np.arange(30) % 3, 1.7
+    G0 = np.eye(3)[labels] / np.sqrt(10.0)
+    weight = rufs.resolve_beta("auto", alpha, X, labels, 3) / rufs.BETA_PER_MAX
+
+    def objective(W, beta):
+        return (alpha * np.linalg.norm(X @ W - G0, axis=1).sum()
+                + beta * np.linalg.norm(W, axis=1).sum())
+
+    directions = rng.randn(200, 8, 3)
+    for beta in (1.01 * weight, 1.5 * weight):
+        assert all(objective(1e-6 * E, beta) >= objective(0 * E, beta) for E in directions)
+    # below it, the row of the largest ||x_j^T H0|| descends along its gradient
+    H0 = np.eye(3)[labels]
+    j = np.argmax(np.linalg.norm(X.T @ H0, axis=1))
+    E = np.zeros((8, 3))
+    E[j] = X[:, j] @ H0
+    assert objective(1e-6 * E, 0.99 * weight) < objective(0 * E, 0.99 * weight)
+
+
+def test_the_default_weight_keeps_the_planted_features_first_where_n_equals_d():
+    # issue 40: beta = 1 is small beside X's scale at n = d, where the ridge start interpolates
+    # G0 with the noise features; beta="auto" scales it (tests/_embedded.planted_problem,
+    # 10 planted of 80 features, 80 samples, 4 groups: 0.8 at the default, 0.4 at beta = 1)
+    from _embedded import planted_problem
+
+    X, planted = planted_problem(80, 80, 10)
+    model = RUFS(n_clusters=4, random_state=0).fit(X)
+    assert planted[model.feature_order_[:10]].mean() >= 0.8
+    reference = RUFS(n_clusters=4, random_state=0, beta=1.0).fit(X)
+    assert planted[reference.feature_order_[:10]].mean() <= 0.5
+    # the weight scales with X: the same k-means start, beta_ times 1000
+    scaled = RUFS(n_clusters=4, random_state=0).fit(1000.0 * X)
+    np.testing.assert_allclose(scaled.beta_, 1000.0 * model.beta_, rtol=1e-10)
