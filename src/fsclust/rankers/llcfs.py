@@ -209,7 +209,7 @@ class LLCFS(FeatureRanker):
       to those samples' residuals for 50 iterations (0.23, 0.23; status ``max_iter``: the
       guard on the trace does not see this split). With ``min_neighborhood_size=1`` the
       trace is 0 at the first iteration, status ``no_ranking``, and the shares fall to the
-      floor (square 0.08, tall 0.15). groups2
+      floor (square 0.075, tall 0.15). groups2
       (80 a group) is connected at uniform tau by a few edges (trace 4.2e-6): one tau step,
       then the graph splits (0.50). It is the samples per group against ``k``, not ``n >=
       d``: on the suite's draw at other shapes, 800 x 1000 with 4 groups (200 a group) gives
