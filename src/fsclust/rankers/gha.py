@@ -95,8 +95,8 @@ class GHA(FeatureRanker):
     represents, but at the defaults the fit does not reach it where the top eigenvalues of
     the correlation matrix stand little above the noise bulk: ``|cos(w, v_1)|`` is 0.50,
     0.70, 0.14, 0.34 and 0.44 on wide, base, weak, groups8 and the counts (eigenvalues 36.3,
-    35.0, 34.4 against 34.2 at 80 x 2000), 1.00 on square and tall (9.8 against 3.7), and
-    the shares follow (0.17, 0.63, 0.20, 0.31, 0.28 against 0.93 on square and tall;
+    35.0, 34.4 against 34.2 at 80 x 2000), 1.00 on square and tall (square: 9.8 against
+    3.7), and the shares follow (0.17, 0.63, 0.20, 0.31, 0.28 against 0.93 on square and tall;
     ``speed/planted_baselines.py gha``). The cause is the step's decay ``a / (1 + e / 10)``,
     whose sum grows as ``log(e)``: 2000 and 10000 epochs give a mean share over the 12
     problems of 0.686 and 0.703 (0.591 at the defaults); a constant step (``decay=1e9``)
