@@ -98,6 +98,25 @@ class FRCM(FeatureRanker):
       when its denominator is ``<= 1e-12 P``.
     - The true number of clusters is not an input, as in the paper.
 
+    Planted structure (issue 40; ``speed/planted_suite.py``, docs/measurements.md, "Planted
+    structure at the defaults"). Against the paper's Algorithm 1 and eqs. (4)-(7), (11)-(12)
+    no departure was found: the affinity falls to 0 where the feature carries the pair's
+    distance (the sign is the paper's: a feature that separates the pairs ``M`` separates
+    scores high), ARImm is eq. (12) with its ``0.5 (s1 + s2)``. The shortfall is the
+    consensus matrix, the method's only reference: where single-start k-means on half the
+    features does not find the groups, ``M`` does not hold them. Members' mean adjusted Rand
+    index with the groups: wide-z 0.02, base-z 0.04, weak 0.05, counts 0.11 (base 0.56,
+    square 0.64); k-means with ``K`` and 10 starts on all features: 0.01, 0.11, 0.14, 0.42.
+    With ``M`` replaced by the groups' co-association (a diagnosis, labels used) the shares
+    are 1.00, 1.00, 1.00, 0.97 instead of 0.23, 0.87, 0.73, 0.41, and 0.97-1.00 on all 12
+    problems (``speed/planted_baselines.py frcm``). The ensemble's settings do not move it:
+    ``subspace_frac=1.0`` gives 0.27, 0.83, 0.70, 0.44 and ``max_clusters=K`` 0.10, 0.77,
+    0.67, 0.50 (``python speed/planted_suite.py --methods frcm --cases wide wide-z base-z
+    weak counts --jobs 1 --variant frcm-allfeatures frcm '{"subspace_frac": 1.0}' --variant
+    frcm-kvK frcm '{"max_clusters": "K"}'``, 15 fits in 19 s). A weak ``M`` can still rank
+    well (base-z: ARImm of ``M`` with the groups 0.04, share 0.87; not measured further).
+    What bounds the method: the structure that k-means ensembles find on all the features.
+
     References
     ----------
     Zhang, Wong, Shen & Xie (2012), "A New Unsupervised Feature Ranking Method for Gene
