@@ -423,3 +423,19 @@ def test_cli_rank_prints_the_status_and_strict_exits_3(tmp_path, capsys):
     assert "status no_ranking" in capsys.readouterr().err
     assert main([*argv, "--strict"]) == 3
     assert main([*argv, "--set", "min_neighborhood_size=2", "--strict"]) == 0
+
+
+def test_a_graph_split_into_the_groups_at_the_start_is_reported():
+    # issue 40: on the planted suite's square problem (400 x 400, 4 groups of 100 against
+    # k = 30) the mutual-neighbour graph at uniform tau is the 4 groups; the trace is above the
+    # guard only through the samples with a single mutual neighbour (no local model), so tau
+    # follows their residuals. It ran silently as "max_iter"; now it says so
+    from _embedded import planted_problem
+    from fsclust.rankers.base import status_warnings
+
+    X, _ = planted_problem(400, 400, 30)
+    model = LLCFS(n_clusters=4, max_iter=2, random_state=0).fit(X)
+    assert model.components_history_[0] >= 4 and model.objective_history_[0] > 1e-10 * 4
+    assert model.status_ == "split_at_start"
+    messages, degenerate = status_warnings("llcfs", model)
+    assert not degenerate and "single mutual neighbour" in messages[0]

@@ -43,6 +43,12 @@ STATUSES = {
                                "n_clusters components the partition is not determined (any "
                                "basis of the null space): a well-posed run needs a graph "
                                "that stays connected, e.g. more neighbours"),
+    "split_at_start": ("warning", "the neighbourhood graph at uniform tau already has >= "
+                                  "n_clusters components of at least two samples; the trace "
+                                  "is not 0 only through samples without a local model (a "
+                                  "single mutual neighbour), so tau follows their residuals, "
+                                  "not the clusters; more neighbours than samples per "
+                                  "cluster (n_neighbors) or neighborhood='knn' may avoid it"),
     "no_ranking": ("degenerate", "the neighbourhood graph at uniform tau already has >= "
                                  "n_clusters components, so the trace is 0 before any tau "
                                  "step: tau stays uniform (1/d) and the ranking is the column "
@@ -178,8 +184,9 @@ class LLCFS(FeatureRanker):
     n_iter_ : int
     status_ : str
         How the fit ended, one of ``STATUSES``: ``"converged"``, ``"max_iter"``,
-        ``"graph_split"`` or ``"no_ranking"`` (tau never left the uniform start: no
-        ranking of the method's).
+        ``"graph_split"``, ``"split_at_start"`` (the graph at uniform tau already split into
+        ``n_clusters`` components; tau followed the few samples without a local model) or
+        ``"no_ranking"`` (tau never left the uniform start: no ranking of the method's).
 
     Notes
     -----
@@ -206,8 +213,9 @@ class LLCFS(FeatureRanker):
       graph already has 4 components (the groups) on square and tall (100 and 200 samples a
       group against ``k = 30``; trace 1.1e-6 and 1.6e-5): not 0 only because 1 and 16 samples
       have a single mutual neighbour and no local model (FSASL's rule), so ``tau`` is fitted
-      to those samples' residuals for 50 iterations (0.23, 0.23; status ``max_iter``: the
-      guard on the trace does not see this split). With ``min_neighborhood_size=1`` the
+      to those samples' residuals for 50 iterations (0.23, 0.23; the guard on the trace does
+      not see this split, and the status said ``max_iter``; since it is
+      ``"split_at_start"``, a warning). With ``min_neighborhood_size=1`` the
       trace is 0 at the first iteration, status ``no_ranking``, and the shares fall to the
       floor (square 0.075, tall 0.15). groups2
       (80 a group) is connected at uniform tau by a few edges (trace 4.2e-6): one tau step,
@@ -351,6 +359,9 @@ class LLCFS(FeatureRanker):
         self.isolated_history_ = isolated
         self.components_history_ = components
         self.timings_ = timings
+        if status in ("max_iter", "converged") and components[0] >= c:
+            # the trace above the guard came only from the samples without a local model
+            status = "split_at_start"
         self.status_ = status
         self.embedding_ = Y
         self.labels_ = discretize(Y, c, "kmeans", rng, self.n_init)
